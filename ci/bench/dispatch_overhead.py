@@ -1,0 +1,118 @@
+"""Dispatcher overhead, measured side by side in one process.
+
+    python ci/bench/dispatch_overhead.py [--quick]
+
+For an operator with one Tensor-like argument whose CPU kernel returns it:
+calling the kernel directly vs through the overload and the packet; the same
+with an AutogradCPU fallthrough; a CompositeImplicitAutograd operator that calls
+one other operator vs two plain calls; and, where PyTorch is installed,
+``torch.library`` define/impl and ``custom_op`` on the same kind of operator.
+Figures are best-of-N per-call times; ratios are what to quote (machines are noisy).
+Targets (issue 3): at most 1 us added per plain call; composite <= two plain calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import timeit
+from collections.abc import Callable
+from typing import Any
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2]))
+
+from dispatch import DispatchKey, DispatchKeySet, Library, fallthrough_kernel, ops  # noqa: E402
+
+CPU_BITS = DispatchKeySet(
+    [DispatchKey.CPU, DispatchKey.ADInplaceOrView, DispatchKey.AutogradCPU, DispatchKey.AutocastCPU]
+).bits
+
+
+class FakeTensor:
+    __slots__ = ("_dispatch_bits",)
+
+    def __init__(self) -> None:
+        self._dispatch_bits = CPU_BITS
+
+
+def kernel(x: Any) -> Any:
+    return x
+
+
+def best_per_call(fn: Callable[[], Any], number: int, repeat: int) -> float:
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions (CI smoke run)")
+    args = parser.parse_args()
+    number, repeat = (20_000, 3) if args.quick else (200_000, 7)
+
+    lib = Library("bench", "DEF")
+    lib.define("plain(Tensor x) -> Tensor")
+    lib.impl("plain", kernel, "CPU")
+    lib.define("ft(Tensor x) -> Tensor")
+    lib.impl("ft", kernel, "CPU")
+    lib.impl("ft", fallthrough_kernel, "AutogradCPU")
+    lib.define("composite(Tensor x) -> Tensor")
+    plain_op = ops.bench.plain.default
+
+    def composite(x: Any) -> Any:
+        return plain_op(x)
+
+    lib.impl("composite", composite, "CompositeImplicitAutograd")
+
+    x = FakeTensor()
+    rows: list[tuple[str, float, float]] = []
+    direct = best_per_call(lambda: kernel(x), number, repeat)
+
+    def row(name: str, fn: Callable[[], Any], base: float = direct) -> float:
+        t = best_per_call(fn, number, repeat)
+        rows.append((name, t, base))
+        return t
+
+    rows.append(("kernel called directly", direct, direct))
+    plain = row("plain op, overload  ops.bench.plain.default(x)", lambda: plain_op(x))
+    packet = ops.bench.plain
+    row("plain op, packet    ops.bench.plain(x)", lambda: packet(x))
+    ft = ops.bench.ft.default
+    row("AutogradCPU fallthrough, overload", lambda: ft(x))
+    row("AutogradCPU fallthrough, packet", lambda: ops.bench.ft(x))
+    comp = ops.bench.composite.default
+    row("CIA op calling plain op (vs 2 plain calls)", lambda: comp(x), 2 * plain)
+
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        torch.set_num_threads(1)
+        tlib = torch.library.Library("bench_t", "DEF")
+        tlib.define("plain(Tensor x) -> Tensor")
+        tlib.impl("plain", kernel, "CPU")
+        t = torch.ones(1)
+        top = torch.ops.bench_t.plain.default
+
+        def body(x):  # type: ignore[no-untyped-def]
+            return x.clone()
+
+        custom = torch.library.custom_op(
+            "bench_t::custom", body, mutates_args=(), schema="(Tensor x) -> Tensor"
+        )
+
+        tdirect = best_per_call(lambda: kernel(t), number, repeat)
+        row("torch.library define/impl, overload (vs its kernel)", lambda: top(t), tdirect)
+        tclone = best_per_call(lambda: t.clone(), number // 4, repeat)
+        row("torch.library custom_op (vs its body)", lambda: custom(t), tclone)
+        row("torch.add on 1 element (C++ dispatcher + kernel)", lambda: torch.add(t, t), direct)
+
+    print(f"{'case':<54}{'per call':>12}{'added':>12}{'ratio':>9}")
+    for name, t, base in rows:
+        print(f"{name:<54}{t * 1e6:>10.3f}us{(t - base) * 1e6:>10.3f}us{t / base:>9.2f}")
+    added = plain - direct
+    print(f"\nadded per plain call: {added * 1e6:.3f} us (target <= 1 us)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""arraydispatch's dispatcher: keys, operators, registration and introspection.
+
+Imports: the standard library only (never numpy, cupy, ``tensor`` or ``backends``).
+Any object with an int attribute ``_dispatch_bits`` (a DispatchKeySet's bits) is
+a tensor to the dispatcher, so this package works with any tensor type.
+
+    >>> import dispatch
+    >>> class T:
+    ...     _dispatch_bits = dispatch.DispatchKeySet(dispatch.DispatchKey.CPU).bits
+    >>> with dispatch.Library("doc_init", "DEF") as lib:
+    ...     _ = lib.define("ident(Tensor x) -> Tensor")
+    ...     lib.impl("ident", lambda x: "cpu kernel ran", "CPU")
+    ...     dispatch.ops.doc_init.ident(T())
+    'cpu kernel ran'
+"""
+
+from . import _fallbacks as _fallbacks  # registers the default backend fallbacks
+from ._explain import dump_table, explain
+from ._kernel import fallthrough_kernel
+from ._keys import DispatchKey, DispatchKeySet
+from ._library import Library, define, impl, scoped_library
+from ._operator import OpOverload, OpOverloadPacket
+from ._ops import ops
+from ._schema import FunctionSchema, SchemaBindError, SchemaParseError, parse_schema
+from ._tls import exclude_keys, include_keys, tls_local_exclude_set, tls_local_include_set
+
+__all__ = [
+    "DispatchKey",
+    "DispatchKeySet",
+    "FunctionSchema",
+    "Library",
+    "OpOverload",
+    "OpOverloadPacket",
+    "SchemaBindError",
+    "SchemaParseError",
+    "define",
+    "dump_table",
+    "exclude_keys",
+    "explain",
+    "fallthrough_kernel",
+    "impl",
+    "include_keys",
+    "ops",
+    "parse_schema",
+    "scoped_library",
+    "tls_local_exclude_set",
+    "tls_local_include_set",
+]

@@ -1,0 +1,576 @@
+"""Operators: their kernels per key, their computed dispatch tables, and the call path.
+
+Imports: the standard library and sibling ``dispatch`` modules.
+
+An ``OpOverload`` is one operator overload (``ns::name.overload``).  It keeps a
+stack of registered kernels per key (runtime or alias; newest active) and a
+computed table, one slot per runtime key plus the Undefined slot, rebuilt whole
+by ``_rebuild`` whenever a registration that could affect it changes, and never
+on a call.  The call path is: OR the ``_dispatch_bits`` of the tensor arguments
+(positions known from the schema), add the thread's include set, remove its
+exclude set, mask out fallthrough keys, take the highest key, call its kernel.
+
+Note [Transparent kernels]
+A kernel that, reached by an ordinary call, would only redispatch below its own
+key (the default autograd fallback) is "transparent": its key is masked out of
+call key sets like a fallthrough's, so ordinary calls skip a Python frame, but
+its table slot holds the real kernel, so ``redispatch`` onto that key runs it as
+PyTorch does (SEMANTICS.md §5).  The kernels below it receive the same key set
+either way: the masked key is gone, as it would be after ``ks & full_after``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from . import _errors, _tls
+from ._kernel import Kernel, kernel_name
+from ._keys import (
+    ALIAS_TO_RUNTIME,
+    AUTOGRAD_KEYS,
+    NUM_RUNTIME_KEYS,
+    DispatchKey,
+    DispatchKeySet,
+    key_for_slot,
+)
+from ._schema import FunctionSchema, SchemaBindError
+
+__all__ = ["OpOverload", "OpOverloadPacket", "TableEntry"]
+
+_CEANF = DispatchKey.CompositeExplicitAutogradNonFunctional
+_CEA = DispatchKey.CompositeExplicitAutograd
+_CIA = DispatchKey.CompositeImplicitAutograd
+_AUTOGRAD = DispatchKey.Autograd
+_UNDEFINED = DispatchKey.Undefined
+_AUTOGRAD_TO_BACKEND = {
+    DispatchKey.AutogradCPU: DispatchKey.CPU,
+    DispatchKey.AutogradCUDA: DispatchKey.CUDA,
+    DispatchKey.AutogradPrivateUse1: DispatchKey.PrivateUse1,
+    DispatchKey.AutogradMeta: DispatchKey.Meta,
+}
+_NUM_SLOTS = NUM_RUNTIME_KEYS + 1
+_from_bits = DispatchKeySet.from_bits
+_tls_state = _tls.state
+
+
+class TableEntry:
+    """What one slot of a computed table holds, and why (for dump_table/explain)."""
+
+    __slots__ = ("kernel", "source")
+
+    def __init__(self, kernel: Kernel | None, source: str) -> None:
+        self.kernel = kernel  # None when missing
+        self.source = source  # "direct", an alias key name, "backend fallback", "missing"
+
+
+class _Raiser:
+    """A with_keyset stand-in kernel for missing entries and reached fallthroughs."""
+
+    __slots__ = ("key", "kind", "op")
+
+    def __init__(self, op: OpOverload, key: DispatchKey, kind: str) -> None:
+        self.op, self.key, self.kind = op, key, kind
+
+    def __call__(self, keyset: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
+        op = self.op
+        if self.kind == "undefined":
+            raise RuntimeError(_errors.undefined_operator(op._qualname))
+        if self.kind == "fallthrough":
+            raise RuntimeError(_errors.fallthrough_reached(op._qualname, self.key, keyset))
+        if self.kind == "ambiguous":
+            raise RuntimeError(_errors.ambiguous_autograd_other(op._qualname))
+        table = op._dump()
+        if self.key is _UNDEFINED:
+            raise NotImplementedError(
+                _errors.no_tensor_arguments(
+                    op._qualname, str(op._schema), op._keys_with_kernels(), table
+                )
+            )
+        raise NotImplementedError(
+            _errors.missing_kernel(
+                op._qualname, str(op._schema), self.key, keyset, op._keys_with_kernels(), table
+            )
+        )
+
+
+class _BoundFallback:
+    """A backend fallback bound to one operator: fallbacks take the op as an argument."""
+
+    __slots__ = ("fn", "op")
+
+    def __init__(self, fn: Callable[..., Any], op: OpOverload) -> None:
+        self.fn, self.op = fn, op
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(self.op, *args, **kwargs)
+
+
+class _BoundFallbackWithKeyset(_BoundFallback):
+    __slots__ = ()
+
+    def __call__(self, keyset: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(keyset, self.op, *args, **kwargs)
+
+
+class OpOverload:
+    """One overload of an operator; calling it dispatches.
+
+    Made by ``Library.define`` and reached as ``ops.<ns>.<name>.<overload>``.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "_entries",
+        "_extractors",
+        "_kernels",
+        "_packet",
+        "_py_kernels",
+        "_qualname",
+        "_schema",
+        "_state",
+        "_tags",
+        "_tensor_pos",
+        "define_location",
+    )
+
+    def __init__(self, qualname: str) -> None:
+        self._qualname = qualname  # "ns::name" or "ns::name.overload"
+        self._schema: FunctionSchema | None = None
+        self._tags: tuple[str, ...] = ()
+        self._kernels: dict[DispatchKey, list[Kernel]] = {}
+        self._py_kernels: dict[object, Callable[..., Any]] = {}
+        self._packet: OpOverloadPacket | None = None
+        self.define_location = ""
+        self._tensor_pos: tuple[int, ...] = ()
+        self._extractors: tuple[tuple[int, str, str], ...] = ()
+        self._entries: tuple[TableEntry, ...] = ()
+        # (mask, kernels, with_keyset slot bits): one tuple, swapped in whole, so a
+        # concurrent call sees the old table or the new one, never a mix.
+        self._state: tuple[int, tuple[Callable[..., Any], ...], int] = (0, (), 0)
+
+    # -- public attributes ----------------------------------------------------------------
+    @property
+    def schema(self) -> FunctionSchema:
+        if self._schema is None:
+            raise RuntimeError(_errors.undefined_operator(self._qualname))
+        return self._schema
+
+    @property
+    def name(self) -> str:
+        """``ns::name.overload`` (``ns::name`` for the default overload)."""
+        return self._qualname
+
+    @property
+    def namespace(self) -> str:
+        return self._qualname.split("::", 1)[0]
+
+    @property
+    def overload_name(self) -> str:
+        rest = self._qualname.split("::", 1)[1]
+        return rest.split(".", 1)[1] if "." in rest else "default"
+
+    @property
+    def overloadpacket(self) -> OpOverloadPacket:
+        if self._packet is None:
+            ns, rest = self._qualname.split("::", 1)
+            self._packet = OpOverloadPacket(ns, rest.split(".", 1)[0])
+        return self._packet
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        return self._tags
+
+    @property
+    def is_defined(self) -> bool:
+        return self._schema is not None
+
+    def __repr__(self) -> str:
+        ns, rest = self._qualname.split("::", 1)
+        name = rest if "." in rest else rest + ".default"
+        return f"ops.{ns}.{name}"
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (lookup, (self._qualname,))
+
+    # -- the call path -----------------------------------------------------------------------
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
+        mask, fns, ks_slots = self._state
+        bits = 0
+        try:
+            for i in self._tensor_pos:
+                bits |= args[i]._dispatch_bits
+        except (IndexError, AttributeError):
+            bits = self._slow_bits(args, kwargs)
+        if self._extractors:
+            bits |= self._optional_bits(args, kwargs)
+        ks = (bits | _tls_state.included) & _tls_state.keep & mask
+        slot = ks.bit_length()
+        try:
+            if ks_slots >> slot & 1:
+                return fns[slot](_from_bits(ks), *args, **kwargs)
+            return fns[slot](*args, **kwargs)
+        except Exception as e:
+            self._annotate(e, slot, args, kwargs)
+            raise
+
+    def redispatch(self, keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
+        """Run the kernel of ``keyset``'s highest key with exactly ``keyset``.
+
+        No thread-local keys are added and nothing is masked (SEMANTICS.md §6).
+        """
+        mask, fns, ks_slots = self._state
+        slot = keyset._bits.bit_length()
+        if ks_slots >> slot & 1:
+            return fns[slot](keyset, *args, **kwargs)
+        return fns[slot](*args, **kwargs)
+
+    def _slow_bits(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+        """Tensor bits when a tensor argument came by keyword or is not a tensor."""
+        schema = self.schema
+        bits = 0
+        for i in self._tensor_pos:
+            value = args[i] if i < len(args) else kwargs.get(schema.arguments[i].name, _MISSING)
+            b = getattr(value, "_dispatch_bits", None)
+            if b is None:
+                schema.check(args, kwargs, op_name=self._qualname)
+                # check() accepted it (e.g. a permissive type): nothing to add.
+                continue
+            bits |= b
+        return bits
+
+    def _optional_bits(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+        """Bits of Tensor? and Tensor[] arguments (rarer; kept off the plain-Tensor path)."""
+        bits = 0
+        for i, name, kind in self._extractors:
+            value = args[i] if i < len(args) else kwargs.get(name)
+            if value is None:
+                continue
+            if kind == "tensor_list":
+                if not isinstance(value, (list, tuple)):
+                    self.schema.check(args, kwargs, op_name=self._qualname)
+                    continue
+                for t in value:
+                    if t is not None:
+                        bits |= getattr(t, "_dispatch_bits", 0)
+            else:
+                b = getattr(value, "_dispatch_bits", None)
+                if b is None:
+                    self.schema.check(args, kwargs, op_name=self._qualname)
+                    continue
+                bits |= b
+        return bits
+
+    def _annotate(
+        self, e: Exception, slot: int, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> None:
+        """On a kernel error: if the call does not fit the schema, say that instead.
+
+        Binding is checked only here, after a failure, so well-formed calls pay
+        nothing for it; the kernel's exception is kept as the cause.  Otherwise the
+        exception keeps its type and traceback and gains a note naming the operator.
+        """
+        if self._schema is not None and not isinstance(e, SchemaBindError):
+            try:
+                self._schema.check(args, kwargs, op_name=self._qualname)
+            except SchemaBindError as bind_error:
+                raise bind_error from e
+        note = f"while dispatching {self._qualname} (key {key_for_slot(slot).name})"
+        notes = getattr(e, "__notes__", ())
+        if note not in notes:
+            e.add_note(note)
+
+    # -- registration (called by the registry, under its lock) -------------------------------
+    def _set_schema(self, schema: FunctionSchema | None, tags: tuple[str, ...]) -> None:
+        self._schema = schema
+        self._tags = tags
+        if schema is None:
+            self._tensor_pos, self._extractors = (), ()
+            return
+        plain, extra = [], []
+        for index, name, kind in schema.tensor_arg_indices:
+            if kind == "tensor":
+                plain.append(index)
+            else:
+                extra.append((index, name, kind))
+        self._tensor_pos, self._extractors = tuple(plain), tuple(extra)
+
+    def _add_kernel(self, kernel: Kernel) -> None:
+        self._kernels.setdefault(kernel.key, []).append(kernel)
+
+    def _remove_kernel(self, kernel: Kernel) -> None:
+        stack = self._kernels.get(kernel.key, [])
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i] is kernel:
+                del stack[i]
+                break
+        if not stack:
+            self._kernels.pop(kernel.key, None)
+
+    def _keys_with_kernels(self) -> list[DispatchKey]:
+        return sorted(self._kernels, key=lambda k: (k.is_alias, -int(k)))
+
+    def _top(self, key: DispatchKey) -> Kernel | None:
+        stack = self._kernels.get(key)
+        return stack[-1] if stack else None
+
+    def _resolve(self, key: DispatchKey, fallbacks: dict[DispatchKey, list[Kernel]]) -> TableEntry:
+        """The kernel for one runtime key: PyTorch's rules (SEMANTICS.md §4), in order."""
+        # 1. A direct registration at the key.
+        if key is not _UNDEFINED:
+            k = self._top(key)
+            if k is not None:
+                return TableEntry(k, "direct")
+        # 2. CompositeExplicitAutogradNonFunctional: Undefined and non-functional backends.
+        if key is _UNDEFINED or key in ALIAS_TO_RUNTIME[_CEANF]:
+            k = self._top(_CEANF)
+            if k is not None:
+                return TableEntry(k, _CEANF.name)
+        # 3. CompositeExplicitAutograd: Undefined and every backend key.
+        if key is _UNDEFINED or key in ALIAS_TO_RUNTIME[_CEA]:
+            k = self._top(_CEA)
+            if k is not None:
+                return TableEntry(k, _CEA.name)
+        # 4. CompositeImplicitAutograd: Undefined, backends and autograd keys, unless
+        #    (for an autograd key) its backend or CompositeExplicitAutograd has a
+        #    registration; a registered fallthrough counts, as in c10.  Our key set has
+        #    no AutogradOther backends, so c10's "ambiguous AutogradOther" case (a CIA
+        #    kernel plus a kernel at such a backend) cannot arise here.
+        if key is _UNDEFINED or key in ALIAS_TO_RUNTIME[_CIA]:
+            k = self._top(_CIA)
+            if k is not None:
+                backend = _AUTOGRAD_TO_BACKEND.get(key)
+                has_backend_kernel = (backend is not None and self._top(backend) is not None) or (
+                    key in AUTOGRAD_KEYS and self._top(_CEA) is not None
+                )
+                if not has_backend_kernel:
+                    return TableEntry(k, _CIA.name)
+        # 5. The Autograd alias, for the autograd keys.
+        if key in AUTOGRAD_KEYS:
+            k = self._top(_AUTOGRAD)
+            if k is not None:
+                return TableEntry(k, _AUTOGRAD.name)
+        # 6. The backend fallback for the key (there is none at Undefined).
+        stack = fallbacks.get(key)
+        if stack:
+            return TableEntry(stack[-1], "backend fallback")
+        # 7. Missing: calling raises, naming the operator and the key.
+        return TableEntry(None, "missing")
+
+    def _rebuild(self, fallbacks: dict[DispatchKey, list[Kernel]]) -> None:
+        """Recompute the whole table (SEMANTICS.md §4 warns against partial updates)."""
+        entries = []
+        fns: list[Callable[..., Any]] = []
+        mask = 0
+        ks_slots = 0
+        defined = self._schema is not None
+        for slot in range(_NUM_SLOTS):
+            key = key_for_slot(slot)
+            entry = self._resolve(key, fallbacks)
+            entries.append(entry)
+            kernel = entry.kernel
+            if not defined:
+                fn: Callable[..., Any] = _Raiser(self, key, "undefined")
+                with_keyset = True
+            elif kernel is None:
+                fn, with_keyset = _Raiser(self, key, "missing"), True
+                mask |= key.bit
+            elif kernel.is_fallthrough:
+                fn, with_keyset = _Raiser(self, key, "fallthrough"), True
+            else:
+                fn, with_keyset = kernel.fn, kernel.with_keyset
+                if entry.source == "backend fallback":
+                    fn = (_BoundFallbackWithKeyset if with_keyset else _BoundFallback)(fn, self)
+                if not kernel.transparent:
+                    mask |= key.bit
+            fns.append(fn)
+            if with_keyset:
+                ks_slots |= 1 << slot
+        self._entries = tuple(entries)
+        self._state = (mask, tuple(fns), ks_slots)
+
+    def _dump(self) -> str:
+        """The computed table as text: one line per runtime key, highest priority first."""
+        header = str(self._schema) if self._schema is not None else "<not defined>"
+        lines = [f"{self._qualname}: {header}"]
+        for key, stack in sorted(self._kernels.items(), key=lambda kv: -int(kv[0])):
+            for depth, k in enumerate(reversed(stack)):
+                state = "active" if depth == 0 else "shadowed"
+                lines.append(f"  registered at {key.name}: {k.name} ({k.location}, {state})")
+        lines.append(f"  {'key':<22}{'kernel':<48}source")
+        order = [key_for_slot(s) for s in range(_NUM_SLOTS - 1, 0, -1)] + [_UNDEFINED]
+        for key in order:
+            entry = self._entries[int(key)] if self._entries else TableEntry(None, "missing")
+            active = entry.kernel
+            if not self.is_defined:
+                name, source = "<operator not defined>", "-"
+            elif active is None:
+                name, source = "<missing>", "missing"
+            else:
+                name, source = active.name, entry.source
+                if active.transparent:
+                    source += ", transparent"
+            lines.append(f"  {key.name:<22}{name:<48}{source}")
+        return "\n".join(lines)
+
+    # -- Python-only overrides ----------------------------------------------------------------
+    def py_impl(self, key_or_mode: object) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Register a Python-only override for a dispatch key or a mode class (decorator)."""
+
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self._py_kernels[key_or_mode] = fn
+            return fn
+
+        return register
+
+
+class OpOverloadPacket:
+    """All overloads of ``ns::name``; calling it picks the overload that accepts the args.
+
+    Overloads are bound lazily: ``packet.Tensor`` looks the overload up on first use.
+    """
+
+    __slots__ = ("__dict__", "_name", "_ns", "_only", "_select_cache")
+
+    def __init__(self, ns: str, name: str) -> None:
+        self._ns = ns
+        self._name = name
+        self._select_cache: dict[tuple[Any, ...], OpOverload] = {}
+        self._only: OpOverload | None = None
+        self._clear_cache()
+
+    @property
+    def name(self) -> str:
+        return f"{self._ns}::{self._name}"
+
+    def __repr__(self) -> str:
+        return f"ops.{self._ns}.{self._name}"
+
+    def overloads(self) -> list[str]:
+        """Names of the defined overloads (``"default"`` for the unnamed one)."""
+        return [op.overload_name for op in self._defined()]
+
+    def _defined(self) -> list[OpOverload]:
+        return overloads_of(self._ns, self._name)
+
+    def __getattr__(self, overload: str) -> OpOverload:
+        if overload.startswith("__"):
+            raise AttributeError(overload)
+        for op in self._defined():
+            if op.overload_name == overload:
+                self.__dict__[overload] = op  # bind once; later lookups skip __getattr__
+                return op
+        raise AttributeError(
+            f"The underlying op of '{self!r}' has no overload name '{overload}'; "
+            f"its overloads are {self.overloads()}"
+        )
+
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
+        only = self._only
+        if only is not None:  # one overload: nothing to choose (most packets)
+            return only(*args, **kwargs)
+        # Overload choice depends only on argument types (and list element types), so it
+        # is cached per type signature: one dict lookup per call instead of binding.
+        sig: tuple[Any, ...] = tuple(
+            type(a) if type(a) not in (list, tuple) else (type(a), type(a[0]) if a else None)
+            for a in args
+        )
+        if kwargs:
+            sig += tuple(kwargs)
+        op = self._select_cache.get(sig)
+        if op is None:
+            op = self._select(args, kwargs)
+            self._select_cache[sig] = op
+        return op(*args, **kwargs)
+
+    def _select(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> OpOverload:
+        candidates = self._defined()
+        errors = []
+        for op in candidates:
+            try:
+                op.schema.check(args, kwargs, op_name=op.name)
+            except SchemaBindError as e:
+                errors.append(str(e))
+                continue
+            return op
+        if not candidates:
+            raise RuntimeError(_errors.undefined_operator(self.name))
+        if len(candidates) == 1:
+            candidates[0].schema.check(args, kwargs, op_name=candidates[0].name)
+        raise TypeError(
+            f"{self.name}: no overload accepts these arguments. Tried:\n  " + "\n  ".join(errors)
+        )
+
+    def _clear_cache(self) -> None:
+        self._select_cache.clear()
+        defined = self._defined()
+        self._only = defined[0] if len(defined) == 1 else None
+        for k in [k for k in self.__dict__ if not k.startswith("_")]:
+            del self.__dict__[k]
+
+
+_MISSING = object()
+
+# The registry of record: every operator that was ever defined or given a kernel, by
+# qualified name.  Entries are never removed (user handles stay valid; a destroyed
+# definition leaves an undefined operator).  Written only by ``_registry`` under its lock.
+OPERATORS: dict[str, OpOverload] = {}
+# (ns, name) -> overloads in definition order, for packets.
+PACKETS: dict[tuple[str, str], list[OpOverload]] = {}
+
+
+def lookup(qualname: str) -> OpOverload:
+    """The defined operator ``ns::name`` or ``ns::name.overload``; KeyError if none."""
+    op = OPERATORS.get(qualname)
+    if op is None and qualname.endswith(".default"):
+        op = OPERATORS.get(qualname[: -len(".default")])
+    if op is None or op._schema is None:
+        raise KeyError(f"no operator named {qualname!r} is defined")
+    return op
+
+
+def overloads_of(ns: str, name: str) -> list[OpOverload]:
+    return [op for op in PACKETS.get((ns, name), ()) if op._schema is not None]
+
+
+# -- DISPATCH_TRACE ------------------------------------------------------------------------
+def _traced_call(self: OpOverload, /, *args: Any, **kwargs: Any) -> Any:
+    mask, fns, ks_slots = self._state
+    bits = 0
+    for i, name, _kind in self._schema.tensor_arg_indices if self._schema else ():
+        v = args[i] if i < len(args) else kwargs.get(name)
+        if isinstance(v, (list, tuple)):
+            for t in v:
+                bits |= getattr(t, "_dispatch_bits", 0)
+        else:
+            bits |= getattr(v, "_dispatch_bits", 0)
+    ks = (bits | _tls_state.included) & _tls_state.keep & mask
+    _trace("call", self, ks)
+    return _untraced_call(self, *args, **kwargs)
+
+
+def _traced_redispatch(self: OpOverload, keyset: DispatchKeySet, /, *args: Any, **kw: Any) -> Any:
+    _trace("redispatch", self, keyset.bits)
+    return _untraced_redispatch(self, keyset, *args, **kw)
+
+
+def _trace(kind: str, op: OpOverload, bits: int) -> None:
+    slot = bits.bit_length()
+    entry = op._entries[slot] if op._entries else None
+    kernel = entry.kernel if entry is not None else None
+    where = f"{kernel_name(kernel.fn)} [{entry.source}]" if kernel and entry else "<missing>"
+    print(
+        f"[dispatch] {kind:10} {op._qualname} keys={_from_bits(bits)!r} -> "
+        f"{key_for_slot(slot).name}: {where}",
+        file=sys.stderr,
+    )
+
+
+_untraced_call = OpOverload.__call__
+_untraced_redispatch = OpOverload.redispatch
+# Read once: with DISPATCH_TRACE unset the plain call path runs, with no per-call check.
+if os.environ.get("DISPATCH_TRACE", "") not in ("", "0"):
+    OpOverload.__call__ = _traced_call  # type: ignore[method-assign]
+    OpOverload.redispatch = _traced_redispatch  # type: ignore[method-assign]

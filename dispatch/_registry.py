@@ -1,0 +1,194 @@
+"""The one write path for registrations: validate, record where, rebuild tables.
+
+Imports: the standard library and sibling ``dispatch`` modules.
+
+Every change (define, kernel, backend fallback) goes through a function here,
+under one re-entrant lock, and returns an undo callable that removes exactly
+that registration.  Readers (the call path) take no lock: each operator swaps in
+a complete new table tuple (``OpOverload._state``), which is atomic in CPython
+(and a single reference store under free-threading), so a concurrent call sees
+the old table or the new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ._kernel import Kernel
+from ._keys import ALIAS_TO_RUNTIME, DispatchKey
+from ._operator import OPERATORS, PACKETS, OpOverload
+from ._schema import FunctionSchema
+
+__all__ = [
+    "FALLBACKS",
+    "LOCK",
+    "add_fallback",
+    "add_kernel",
+    "caller_location",
+    "define_op",
+    "get_or_create",
+]
+
+LOCK = threading.RLock()
+# Backend fallbacks per runtime key, newest last.
+FALLBACKS: dict[DispatchKey, list[Kernel]] = {}
+_DEFINE_LOCATIONS: dict[str, str] = {}
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_CONTEXTLIB = os.path.abspath(contextlib.__file__)
+
+
+def caller_location() -> str:
+    """``file:line`` of the first frame outside this package (and contextlib)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = os.path.abspath(frame.f_code.co_filename)
+        if not filename.startswith(_PACKAGE_DIR) and filename != _CONTEXTLIB:
+            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        frame = frame.f_back  # type: ignore[assignment]
+    return "<unknown>"
+
+
+def qualname_of(schema: FunctionSchema) -> str:
+    base = schema.name
+    return f"{base}.{schema.overload_name}" if schema.overload_name else base
+
+
+def get_or_create(qualname: str) -> OpOverload:
+    op = OPERATORS.get(qualname)
+    if op is None:
+        op = OpOverload(qualname)
+        OPERATORS[qualname] = op
+        ns, rest = qualname.split("::", 1)
+        PACKETS.setdefault((ns, rest.split(".", 1)[0]), []).append(op)
+        op._rebuild(FALLBACKS)
+    return op
+
+
+def _packet_changed(op: OpOverload) -> None:
+    ns, rest = op.name.split("::", 1)
+    packet = op._packet
+    if packet is not None:
+        packet._clear_cache()
+    for other in PACKETS.get((ns, rest.split(".", 1)[0]), ()):
+        if other._packet is not None:
+            other._packet._clear_cache()
+
+
+def define_op(schema: FunctionSchema, tags: tuple[str, ...], location: str) -> Callable[[], None]:
+    qualname = qualname_of(schema)
+    with LOCK:
+        op = get_or_create(qualname)
+        if op.is_defined:
+            raise RuntimeError(
+                f"Tried to register an operator ({schema}) with the same name and overload "
+                f"name multiple times. Each overload's schema should only be registered with "
+                f"a single call to define(). Duplicate registration: registered at {location}. "
+                f"Original registration: registered at {op.define_location}"
+            )
+        op._set_schema(schema, tags)
+        op.define_location = location
+        op._rebuild(FALLBACKS)
+        _packet_changed(op)
+
+    def undo() -> None:
+        with LOCK:
+            if op._schema is schema:
+                op._set_schema(None, ())
+                op.define_location = ""
+                op._rebuild(FALLBACKS)
+                _packet_changed(op)
+
+    return undo
+
+
+def add_kernel(
+    qualname: str,
+    key: DispatchKey,
+    fn: Callable[..., Any],
+    *,
+    with_keyset: bool,
+    allow_override: bool,
+    location: str,
+    owner: object,
+    transparent: bool = False,
+) -> Callable[[], None]:
+    kernel = Kernel(
+        fn, key, with_keyset=with_keyset, location=location, owner=owner, transparent=transparent
+    )
+    with LOCK:
+        op = get_or_create(qualname)
+        existing = op._top(key)
+        if existing is not None and not allow_override:
+            raise RuntimeError(
+                f"Tried to register a kernel for {qualname} at dispatch key {key.name} from "
+                f"{location}, but one is already registered there: {existing.name} from "
+                f"{existing.location}. Destroy the Library that registered the first one, or "
+                f"pass allow_override=True to replace it on purpose (destroying the new "
+                f"registration brings the old one back)."
+            )
+        op._add_kernel(kernel)
+        op._rebuild(FALLBACKS)
+
+    def undo() -> None:
+        with LOCK:
+            op._remove_kernel(kernel)
+            op._rebuild(FALLBACKS)
+
+    return undo
+
+
+def add_fallback(
+    key: DispatchKey,
+    fn: Callable[..., Any],
+    *,
+    with_keyset: bool,
+    location: str,
+    owner: object,
+    allow_override: bool = False,
+    transparent: bool = False,
+) -> Callable[[], None]:
+    keys = sorted(ALIAS_TO_RUNTIME[key]) if key.is_alias else [key]
+    if DispatchKey.Undefined in keys:
+        raise RuntimeError("a backend fallback cannot be registered at the Undefined key")
+    kernels = [
+        Kernel(
+            fn, k, with_keyset=with_keyset, location=location, owner=owner, transparent=transparent
+        )
+        for k in keys
+    ]
+    with LOCK:
+        if not allow_override:
+            for k in keys:
+                stack = FALLBACKS.get(k)
+                if stack:
+                    raise RuntimeError(
+                        f"Tried to register multiple backend fallbacks for the same dispatch "
+                        f"key {k.name}; previous registration registered at "
+                        f"{stack[-1].location}, new registration registered at {location}. "
+                        f"Pass allow_override=True to replace it on purpose."
+                    )
+        for kernel in kernels:
+            FALLBACKS.setdefault(kernel.key, []).append(kernel)
+        _rebuild_all()
+
+    def undo() -> None:
+        with LOCK:
+            for kernel in kernels:
+                stack = FALLBACKS.get(kernel.key, [])
+                for i in range(len(stack) - 1, -1, -1):
+                    if stack[i] is kernel:
+                        del stack[i]
+                        break
+            _rebuild_all()
+
+    return undo
+
+
+def _rebuild_all() -> None:
+    for op in list(OPERATORS.values()):
+        op._rebuild(FALLBACKS)
