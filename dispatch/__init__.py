@@ -19,20 +19,32 @@ from ._explain import dump_table, explain
 from ._kernel import fallthrough_kernel
 from ._keys import DispatchKey, DispatchKeySet
 from ._library import Library, define, impl, scoped_library
+from ._modes import DispatchMode, current_modes
 from ._operator import OpOverload, OpOverloadPacket
 from ._ops import ops
 from ._schema import FunctionSchema, SchemaBindError, SchemaParseError, parse_schema
-from ._tls import exclude_keys, include_keys, tls_local_exclude_set, tls_local_include_set
+from ._tls import (
+    exclude_keys,
+    include_keys,
+    tls_is_dispatch_key_excluded,
+    tls_is_dispatch_key_included,
+    tls_local_exclude_set,
+    tls_local_include_set,
+    tls_set_dispatch_key_excluded,
+    tls_set_dispatch_key_included,
+)
 
 __all__ = [
     "DispatchKey",
     "DispatchKeySet",
+    "DispatchMode",
     "FunctionSchema",
     "Library",
     "OpOverload",
     "OpOverloadPacket",
     "SchemaBindError",
     "SchemaParseError",
+    "current_modes",
     "define",
     "dump_table",
     "exclude_keys",
@@ -44,5 +56,9 @@ __all__ = [
     "parse_schema",
     "scoped_library",
     "tls_local_exclude_set",
+    "tls_is_dispatch_key_excluded",
+    "tls_is_dispatch_key_included",
     "tls_local_include_set",
+    "tls_set_dispatch_key_excluded",
+    "tls_set_dispatch_key_included",
 ]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +36,7 @@ from ._keys import (
     DispatchKey,
     DispatchKeySet,
     key_for_slot,
+    parse_key,
 )
 from ._schema import FunctionSchema, SchemaBindError
 
@@ -318,6 +320,10 @@ class OpOverload:
 
     def _resolve(self, key: DispatchKey, fallbacks: dict[DispatchKey, list[Kernel]]) -> TableEntry:
         """The kernel for one runtime key: PyTorch's rules (SEMANTICS.md §4), in order."""
+        # 0. A Python-only override from py_impl(key) beats every registration.
+        py_kernel = self._py_kernels.get(key)
+        if isinstance(py_kernel, Kernel):
+            return TableEntry(py_kernel, "py_impl")
         # 1. A direct registration at the key.
         if key is not _UNDEFINED:
             k = self._top(key)
@@ -399,7 +405,7 @@ class OpOverload:
             for depth, k in enumerate(reversed(stack)):
                 state = "active" if depth == 0 else "shadowed"
                 lines.append(f"  registered at {key.name}: {k.name} ({k.location}, {state})")
-        lines.append(f"  {'key':<22}{'kernel':<48}source")
+        lines.append(f"  {'key':<22}{'kernel':<47} source")
         order = [key_for_slot(s) for s in range(_NUM_SLOTS - 1, 0, -1)] + [_UNDEFINED]
         for key in order:
             entry = self._entries[int(key)] if self._entries else TableEntry(None, "missing")
@@ -412,18 +418,45 @@ class OpOverload:
                 name, source = active.name, entry.source
                 if active.transparent:
                     source += ", transparent"
-            lines.append(f"  {key.name:<22}{name:<48}{source}")
+            lines.append(f"  {key.name:<22}{name:<47} {source}")
         return "\n".join(lines)
 
     # -- Python-only overrides ----------------------------------------------------------------
     def py_impl(self, key_or_mode: object) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Register a Python-only override for a dispatch key or a mode class (decorator)."""
+        """Register a Python-only override (decorator).
 
-        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-            self._py_kernels[key_or_mode] = fn
+        With a dispatch key, ``fn(*args, **kwargs)`` runs whenever that key is
+        dispatched, ahead of every registered kernel.  With a DispatchMode subclass,
+        ``fn(mode, *args, **kwargs)`` runs instead of that mode's ``__dispatch__`` for
+        this operator.
+        """
+        if isinstance(key_or_mode, type):
+            mode_class = key_or_mode
+
+            def register_mode(fn: Callable[..., Any]) -> Callable[..., Any]:
+                self._py_kernels[mode_class] = fn
+                return fn
+
+            return register_mode
+        key = parse_key(key_or_mode)  # type: ignore[arg-type]
+        if not key.is_runtime:
+            raise ValueError(
+                f"{self._qualname}.py_impl: expected a runtime dispatch key or a mode class, "
+                f"got {key.name}"
+            )
+
+        def register_key(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self._py_kernels[key] = Kernel(fn, key, with_keyset=False, location=_py_impl_location())
+            with LOCK:
+                self._rebuild(FALLBACKS)
             return fn
 
-        return register
+        return register_key
+
+
+def _py_impl_location() -> str:
+    frame = sys._getframe(2)
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
 class OpOverloadPacket:
@@ -517,6 +550,10 @@ _MISSING = object()
 # qualified name.  Entries are never removed (user handles stay valid; a destroyed
 # definition leaves an undefined operator).  Written only by ``_registry`` under its lock.
 OPERATORS: dict[str, OpOverload] = {}
+# Backend fallbacks per runtime key, newest last.
+FALLBACKS: dict[DispatchKey, list[Kernel]] = {}
+# Held by every write (registrations, py_impl); calls take no lock.
+LOCK = threading.RLock()
 # (ns, name) -> overloads in definition order, for packets.
 PACKETS: dict[tuple[str, str], list[OpOverload]] = {}
 

@@ -15,13 +15,12 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from ._kernel import Kernel
 from ._keys import ALIAS_TO_RUNTIME, DispatchKey
-from ._operator import OPERATORS, PACKETS, OpOverload
+from ._operator import FALLBACKS, LOCK, OPERATORS, PACKETS, OpOverload
 from ._schema import FunctionSchema
 
 __all__ = [
@@ -34,9 +33,6 @@ __all__ = [
     "get_or_create",
 ]
 
-LOCK = threading.RLock()
-# Backend fallbacks per runtime key, newest last.
-FALLBACKS: dict[DispatchKey, list[Kernel]] = {}
 _DEFINE_LOCATIONS: dict[str, str] = {}
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _CONTEXTLIB = os.path.abspath(contextlib.__file__)

@@ -29,6 +29,10 @@ __all__ = [
     "state",
     "tls_local_exclude_set",
     "tls_local_include_set",
+    "tls_is_dispatch_key_excluded",
+    "tls_is_dispatch_key_included",
+    "tls_set_dispatch_key_excluded",
+    "tls_set_dispatch_key_included",
 ]
 
 DEFAULT_INCLUDED = DispatchKey.BackendSelect.bit | DispatchKey.ADInplaceOrView.bit
@@ -121,6 +125,32 @@ def include_keys(*keys: DispatchKey | str | DispatchKeySet) -> Iterator[None]:
         yield
     finally:
         _set(inc, exc)
+
+
+def tls_set_dispatch_key_excluded(key: DispatchKey | str, excluded: bool) -> None:
+    """Set or clear one key in this thread's exclude set (c10's spelling).
+
+    Autocast uses it: its keys are excluded by default and enabling autocast
+    clears the exclusion.  Prefer the ``exclude_keys`` guard where a block fits.
+    """
+    bits = _bits_of((key,))
+    exc = state.excluded | bits if excluded else state.excluded & ~bits
+    _set(state.included, exc)
+
+
+def tls_set_dispatch_key_included(key: DispatchKey | str, included: bool) -> None:
+    """Set or clear one key in this thread's include set (c10's spelling)."""
+    bits = _bits_of((key,))
+    inc = state.included | bits if included else state.included & ~bits
+    _set(inc, state.excluded)
+
+
+def tls_is_dispatch_key_excluded(key: DispatchKey | str) -> bool:
+    return bool(state.excluded & _keys.parse_key(key).bit)
+
+
+def tls_is_dispatch_key_included(key: DispatchKey | str) -> bool:
+    return bool(state.included & _keys.parse_key(key).bit)
 
 
 @contextmanager

@@ -68,7 +68,7 @@ golden::f: golden::f(Tensor x, *, int n=1) -> Tensor
   key                   kernel                                          source
   PythonDispatcher      <missing>                                       missing
   PreDispatch           <missing>                                       missing
-  PythonTLSSnapshot     <missing>                                       missing
+  PythonTLSSnapshot     dispatch._modes._snapshot_fallback              backend fallback
   AutocastPrivateUse1   <missing>                                       missing
   AutocastCUDA          fallthrough                                     backend fallback
   AutocastCPU           fallthrough                                     backend fallback
@@ -78,7 +78,7 @@ golden::f: golden::f(Tensor x, *, int n=1) -> Tensor
   AutogradCPU           {K + "f_autograd":<48}direct
   AutogradOther         {FALLBACK:<48}backend fallback, transparent
   ADInplaceOrView       fallthrough                                     backend fallback
-  Python                <missing>                                       missing
+  Python                dispatch._modes._python_fallback                backend fallback
   BackendSelect         fallthrough                                     backend fallback
   Meta                  {K + "f_meta":<48}direct
   PrivateUse1           <missing>                                       missing
