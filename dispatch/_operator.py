@@ -143,7 +143,8 @@ class OpOverload:
         self._schema: FunctionSchema | None = None
         self._tags: tuple[str, ...] = ()
         self._kernels: dict[DispatchKey, list[Kernel]] = {}
-        self._py_kernels: dict[object, Callable[..., Any]] = {}
+        # DispatchKey -> Kernel (py_impl of a key); mode class -> fn(mode, *args, **kwargs).
+        self._py_kernels: dict[object, Any] = {}
         self._packet: OpOverloadPacket | None = None
         self.define_location = ""
         self._tensor_pos: tuple[int, ...] = ()
