@@ -16,6 +16,7 @@ a tensor to the dispatcher, so this package works with any tensor type.
 
 from . import _fallbacks as _fallbacks  # registers the default backend fallbacks
 from ._explain import dump_table, explain
+from ._hop import HigherOrderOperator
 from ._kernel import fallthrough_kernel
 from ._keys import DispatchKey, DispatchKeySet
 from ._library import Library, define, impl, scoped_library
@@ -39,6 +40,7 @@ __all__ = [
     "DispatchKeySet",
     "DispatchMode",
     "FunctionSchema",
+    "HigherOrderOperator",
     "Library",
     "OpOverload",
     "OpOverloadPacket",
