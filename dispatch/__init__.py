@@ -15,8 +15,10 @@ a tensor to the dispatcher, so this package works with any tensor type.
 """
 
 from . import _fallbacks as _fallbacks  # registers the default backend fallbacks
+from ._custom_ops import CustomOpDef, custom_op, register_fake, register_kernel
 from ._explain import dump_table, explain
 from ._hop import HigherOrderOperator
+from ._infer_schema import infer_schema
 from ._kernel import fallthrough_kernel
 from ._keys import DispatchKey, DispatchKeySet
 from ._library import Library, define, impl, scoped_library
@@ -36,6 +38,7 @@ from ._tls import (
 )
 
 __all__ = [
+    "CustomOpDef",
     "DispatchKey",
     "DispatchKeySet",
     "DispatchMode",
@@ -47,6 +50,7 @@ __all__ = [
     "SchemaBindError",
     "SchemaParseError",
     "current_modes",
+    "custom_op",
     "define",
     "dump_table",
     "exclude_keys",
@@ -54,8 +58,11 @@ __all__ = [
     "fallthrough_kernel",
     "impl",
     "include_keys",
+    "infer_schema",
     "ops",
     "parse_schema",
+    "register_fake",
+    "register_kernel",
     "scoped_library",
     "tls_local_exclude_set",
     "tls_is_dispatch_key_excluded",

@@ -30,6 +30,8 @@ AFTER_AUTOGRAD = DispatchKeySet.full_after(DispatchKey.AutogradOther)
 
 
 class FakeTensor:
+    __slots__ = ("__dict__", "_dispatch_bits")  # a slot, as Tensor has: infer_schema sees it
+
     def __init__(self, bits: int) -> None:
         self._dispatch_bits = bits
 
