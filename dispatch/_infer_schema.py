@@ -62,7 +62,7 @@ def _schema_type(t: object, where: str) -> str:
     if _is_tensor_class(t):
         return "Tensor"
     if t in _SCALARS:
-        return _SCALARS[t]  # type: ignore[index]
+        return _SCALARS[t]
     special = _dtype_like(t)
     if special is not None:
         return special
