@@ -42,9 +42,7 @@ def _register() -> None:
         DispatchKey.AutocastCPU,
         DispatchKey.AutocastCUDA,
     ):
-        _registry.add_fallback(
-            key, fallthrough_kernel, with_keyset=False, location=_LOCATION, owner=None
-        )
+        _registry.add_fallback(key, fallthrough_kernel, with_keyset=False, location=_LOCATION)
     for key in sorted(AUTOGRAD_KEYS):
         # Transparent: see Note [Transparent kernels] in _operator.py.
         _registry.add_fallback(
@@ -52,12 +50,9 @@ def _register() -> None:
             autograd_fallback,
             with_keyset=True,
             location=_LOCATION,
-            owner=None,
             transparent=True,
         )
-    _registry.add_fallback(
-        DispatchKey.Meta, meta_fallback, with_keyset=False, location=_LOCATION, owner=None
-    )
+    _registry.add_fallback(DispatchKey.Meta, meta_fallback, with_keyset=False, location=_LOCATION)
 
 
 _register()

@@ -33,7 +33,7 @@ class Kernel:
     kernels] in ``_operator.py``.
     """
 
-    __slots__ = ("fn", "key", "location", "owner", "transparent", "with_keyset")
+    __slots__ = ("fn", "key", "location", "transparent", "with_keyset")
 
     def __init__(
         self,
@@ -42,14 +42,12 @@ class Kernel:
         *,
         with_keyset: bool,
         location: str,
-        owner: object = None,
         transparent: bool = False,
     ) -> None:
         self.fn = fn
         self.key = key
         self.with_keyset = with_keyset
         self.location = location
-        self.owner = owner
         self.transparent = transparent
 
     @property

@@ -92,7 +92,7 @@ class Library:
             )
         self.ns = ns
         self.kind = kind
-        self.dispatch_key = parse_key(dispatch_key) if dispatch_key else None
+        self.dispatch_key = parse_key(dispatch_key) if dispatch_key not in ("", None) else None
         self._state = _LibraryState()
         self._location = _registry.caller_location()
         if kind == "DEF":
@@ -167,7 +167,9 @@ class Library:
             raise TypeError(
                 f"Input function is required to be a callable but found type {type(fn)}"
             )
-        key = self._key(dispatch_key) or DispatchKey.CompositeImplicitAutograd
+        key = self._key(dispatch_key)
+        if key is None:
+            key = DispatchKey.CompositeImplicitAutograd
         if key is DispatchKey.Undefined:
             raise RuntimeError("kernels cannot be registered at the Undefined key")
         qualname = self._qualify(op_name)
@@ -179,7 +181,6 @@ class Library:
                 with_keyset=with_keyset,
                 allow_override=allow_override,
                 location=_registry.caller_location(),
-                owner=self,
             )
         )
 
@@ -213,7 +214,6 @@ class Library:
                 fn,
                 with_keyset=with_keyset,
                 location=_registry.caller_location(),
-                owner=self,
                 allow_override=allow_override,
             )
         )
@@ -239,7 +239,7 @@ class Library:
             raise RuntimeError(f"{what}() called on {self!r}, which was already destroyed")
 
     def _key(self, dispatch_key: str | DispatchKey) -> DispatchKey | None:
-        if dispatch_key == "" or dispatch_key is None:
+        if dispatch_key in ("", None):
             return self.dispatch_key
         return parse_key(dispatch_key)
 

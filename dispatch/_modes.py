@@ -181,10 +181,9 @@ def _register() -> None:
         _snapshot_fallback,
         with_keyset=True,
         location=_LOCATION,
-        owner=None,
     )
     _registry.add_fallback(
-        DispatchKey.Python, _python_fallback, with_keyset=False, location=_LOCATION, owner=None
+        DispatchKey.Python, _python_fallback, with_keyset=False, location=_LOCATION
     )
 
 

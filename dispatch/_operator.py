@@ -177,9 +177,14 @@ class OpOverload:
 
     @property
     def overloadpacket(self) -> OpOverloadPacket:
+        """The packet of every overload of this name (one object per name)."""
         if self._packet is None:
             ns, rest = self._qualname.split("::", 1)
-            self._packet = OpOverloadPacket(ns, rest.split(".", 1)[0])
+            name = rest.split(".", 1)[0]
+            packet = PACKET_OBJECTS.get((ns, name))
+            if packet is None:
+                packet = PACKET_OBJECTS[(ns, name)] = OpOverloadPacket(ns, name)
+            self._packet = packet
         return self._packet
 
     @property
@@ -507,12 +512,9 @@ class OpOverloadPacket:
             return only(*args, **kwargs)
         # Overload choice depends only on argument types (and list element types), so it
         # is cached per type signature: one dict lookup per call instead of binding.
-        sig: tuple[Any, ...] = tuple(
-            type(a) if type(a) not in (list, tuple) else (type(a), type(a[0]) if a else None)
-            for a in args
-        )
+        sig: tuple[Any, ...] = tuple(map(_type_sig, args))
         if kwargs:
-            sig += tuple(kwargs)
+            sig += tuple((k, _type_sig(v)) for k, v in kwargs.items())
         op = self._select_cache.get(sig)
         if op is None:
             op = self._select(args, kwargs)
@@ -547,6 +549,15 @@ class OpOverloadPacket:
 
 _MISSING = object()
 
+
+def _type_sig(value: Any) -> Any:
+    """What overload selection depends on: the type (and a list's element type)."""
+    t = type(value)
+    if t is list or t is tuple:
+        return (t, type(value[0]) if value else None)
+    return t
+
+
 # The registry of record: every operator that was ever defined or given a kernel, by
 # qualified name.  Entries are never removed (user handles stay valid; a destroyed
 # definition leaves an undefined operator).  Written only by ``_registry`` under its lock.
@@ -557,6 +568,8 @@ FALLBACKS: dict[DispatchKey, list[Kernel]] = {}
 LOCK = threading.RLock()
 # (ns, name) -> overloads in definition order, for packets.
 PACKETS: dict[tuple[str, str], list[OpOverload]] = {}
+# (ns, name) -> the one packet object of that name.
+PACKET_OBJECTS: dict[tuple[str, str], OpOverloadPacket] = {}
 
 
 def lookup(qualname: str) -> OpOverload:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ._operator import PACKETS, OpOverloadPacket, overloads_of
 
-__all__ = ["ops"]
+__all__ = ["forget", "ops"]
 
 
 class _OpNamespace:
@@ -51,6 +51,13 @@ class _Ops:
         namespace = _OpNamespace(ns)
         setattr(self, ns, namespace)
         return namespace
+
+
+def forget(ns: str, name: str) -> None:
+    """Drop a cached packet once ``ns::name`` has no defined overload left."""
+    namespace = ops.__dict__.get(ns)
+    if namespace is not None and not overloads_of(ns, name):
+        namespace.__dict__.pop(name, None)
 
     def __repr__(self) -> str:
         return "ops"

@@ -18,9 +18,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from . import _ops
 from ._kernel import Kernel
 from ._keys import ALIAS_TO_RUNTIME, DispatchKey
-from ._operator import FALLBACKS, LOCK, OPERATORS, PACKETS, OpOverload
+from ._operator import FALLBACKS, LOCK, OPERATORS, PACKET_OBJECTS, PACKETS, OpOverload
 from ._schema import FunctionSchema
 
 __all__ = [
@@ -67,12 +68,11 @@ def get_or_create(qualname: str) -> OpOverload:
 
 def _packet_changed(op: OpOverload) -> None:
     ns, rest = op.name.split("::", 1)
-    packet = op._packet
+    name = rest.split(".", 1)[0]
+    packet = PACKET_OBJECTS.get((ns, name))
     if packet is not None:
         packet._clear_cache()
-    for other in PACKETS.get((ns, rest.split(".", 1)[0]), ()):
-        if other._packet is not None:
-            other._packet._clear_cache()
+    _ops.forget(ns, name)
 
 
 def define_op(schema: FunctionSchema, tags: tuple[str, ...], location: str) -> Callable[[], None]:
@@ -110,12 +110,9 @@ def add_kernel(
     with_keyset: bool,
     allow_override: bool,
     location: str,
-    owner: object,
     transparent: bool = False,
 ) -> Callable[[], None]:
-    kernel = Kernel(
-        fn, key, with_keyset=with_keyset, location=location, owner=owner, transparent=transparent
-    )
+    kernel = Kernel(fn, key, with_keyset=with_keyset, location=location, transparent=transparent)
     with LOCK:
         op = get_or_create(qualname)
         existing = op._top(key)
@@ -144,7 +141,6 @@ def add_fallback(
     *,
     with_keyset: bool,
     location: str,
-    owner: object,
     allow_override: bool = False,
     transparent: bool = False,
 ) -> Callable[[], None]:
@@ -152,9 +148,7 @@ def add_fallback(
     if DispatchKey.Undefined in keys:
         raise RuntimeError("a backend fallback cannot be registered at the Undefined key")
     kernels = [
-        Kernel(
-            fn, k, with_keyset=with_keyset, location=location, owner=owner, transparent=transparent
-        )
+        Kernel(fn, k, with_keyset=with_keyset, location=location, transparent=transparent)
         for k in keys
     ]
     with LOCK:
