@@ -58,6 +58,8 @@ def forget(ns: str, name: str) -> None:
     namespace = ops.__dict__.get(ns)
     if namespace is not None and not overloads_of(ns, name):
         namespace.__dict__.pop(name, None)
+        if not any(key[0] == ns for key in PACKETS):
+            del ops.__dict__[ns]  # a later ops.<ns> makes a fresh, empty namespace
 
     def __repr__(self) -> str:
         return "ops"

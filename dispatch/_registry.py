@@ -98,6 +98,7 @@ def define_op(schema: FunctionSchema, tags: tuple[str, ...], location: str) -> C
                 op.define_location = ""
                 op._rebuild(FALLBACKS)
                 _packet_changed(op)
+                _drop_if_empty(op)
 
     return undo
 
@@ -131,6 +132,7 @@ def add_kernel(
         with LOCK:
             op._remove_kernel(kernel)
             op._rebuild(FALLBACKS)
+            _drop_if_empty(op)
 
     return undo
 
@@ -177,6 +179,25 @@ def add_fallback(
             _rebuild_all()
 
     return undo
+
+
+def _drop_if_empty(op: OpOverload) -> None:
+    """Forget an operator with no definition and no kernels, so define/destroy cycles
+    leave nothing behind.  A handle kept by a user stays callable and says the
+    operator is not defined; a later ``define`` makes a new operator object."""
+    if op.is_defined or op._kernels or op._py_kernels:
+        return
+    if OPERATORS.get(op.name) is op:
+        del OPERATORS[op.name]
+    ns, rest = op.name.split("::", 1)
+    name = rest.split(".", 1)[0]
+    siblings = PACKETS.get((ns, name), [])
+    if op in siblings:
+        siblings.remove(op)
+    if not siblings:
+        PACKETS.pop((ns, name), None)
+        PACKET_OBJECTS.pop((ns, name), None)
+        _ops.forget(ns, name)
 
 
 def _rebuild_all() -> None:
