@@ -1,8 +1,9 @@
 """arraydispatch's dispatcher: keys, operators, registration and introspection.
 
 Imports: the standard library only (never numpy, cupy, ``tensor`` or ``backends``).
-Any object with an int attribute ``_dispatch_bits`` (a DispatchKeySet's bits) is
-a tensor to the dispatcher, so this package works with any tensor type.
+Any object with an int attribute ``_dispatch_bits`` (a DispatchKeySet's bits, plus
+``REQUIRES_GRAD_BIT`` while it requires grad) is a tensor to the dispatcher, so
+this package works with any tensor type.
 
     >>> import dispatch
     >>> class T:
@@ -23,7 +24,7 @@ from ._kernel import fallthrough_kernel
 from ._keys import DispatchKey, DispatchKeySet
 from ._library import Library, define, impl, scoped_library
 from ._modes import DispatchMode, current_modes
-from ._operator import OpOverload, OpOverloadPacket
+from ._operator import REQUIRES_GRAD_BIT, OpOverload, OpOverloadPacket
 from ._ops import ops
 from ._schema import FunctionSchema, SchemaBindError, SchemaParseError, parse_schema
 from ._tls import (
@@ -38,6 +39,7 @@ from ._tls import (
 )
 
 __all__ = [
+    "REQUIRES_GRAD_BIT",
     "CustomOpDef",
     "DispatchKey",
     "DispatchKeySet",

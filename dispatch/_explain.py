@@ -15,7 +15,7 @@ from typing import Any
 
 from . import _tls
 from ._keys import BACKEND_KEYS, DispatchKey, DispatchKeySet
-from ._operator import OpOverload, OpOverloadPacket, lookup
+from ._operator import REQUIRES_GRAD_BIT, OpOverload, OpOverloadPacket, lookup
 
 __all__ = ["dump_table", "explain", "resolve_op"]
 
@@ -90,14 +90,17 @@ def explain(op: str | OpOverload | OpOverloadPacket, *args: Any, **kwargs: Any) 
         overload = op._select(args, kwargs)
     else:
         overload = resolve_op(op)
-    mask, _fns, _ks_slots = overload._state
+    mask, _fns, _ks_slots, grad_mask = overload._state
     tensor_bits = _tensor_bits(overload, args, kwargs)
+    if tensor_bits & REQUIRES_GRAD_BIT:
+        mask = grad_mask
     included, excluded = _tls.state.included, _tls.state.excluded
     unmasked = tensor_bits | included
     ks = unmasked & ~excluded & mask
+    grad = " (an argument requires grad)" if tensor_bits & REQUIRES_GRAD_BIT else ""
     lines = [
         f"{overload.name}: {overload.schema}",
-        f"  tensor keys:   {DispatchKeySet.from_bits(tensor_bits)!r}",
+        f"  tensor keys:   {DispatchKeySet.from_bits(tensor_bits)!r}{grad}",
         f"  TLS included:  {DispatchKeySet.from_bits(included)!r}",
         f"  TLS excluded:  {DispatchKeySet.from_bits(excluded)!r}",
         f"  call key set:  {DispatchKeySet.from_bits(ks)!r}",
@@ -109,8 +112,8 @@ def explain(op: str | OpOverload | OpOverloadPacket, *args: Any, **kwargs: Any) 
         elif not key.bit & mask:
             entry = overload._entries[int(key)]
             why = (
-                "transparent " + entry.kernel.name
-                if entry.kernel and entry.kernel.transparent
+                "grad-only " + entry.kernel.name
+                if entry.kernel and entry.kernel.grad_only
                 else "fallthrough"
             )
             skipped.append(f"{key.name} ({why}, {entry.source})")

@@ -44,13 +44,13 @@ def _register() -> None:
     ):
         _registry.add_fallback(key, fallthrough_kernel, with_keyset=False, location=_LOCATION)
     for key in sorted(AUTOGRAD_KEYS):
-        # Transparent: see Note [Transparent kernels] in _operator.py.
+        # Grad-only: see Note [Grad-only kernels] in _operator.py.
         _registry.add_fallback(
             key,
             autograd_fallback,
             with_keyset=True,
             location=_LOCATION,
-            transparent=True,
+            grad_only=True,
         )
     _registry.add_fallback(DispatchKey.Meta, meta_fallback, with_keyset=False, location=_LOCATION)
 

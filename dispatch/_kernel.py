@@ -25,15 +25,12 @@ def fallthrough_kernel(*args: Any, **kwargs: Any) -> Any:
 class Kernel:
     """One registration: a function at a key, with where it was made.
 
-    ``transparent`` marks a kernel that, when reached by an ordinary call, only
-    redispatches below its own key (PyTorch's autograd fallback in "nothing"
-    mode).  The dispatcher may then mask its key like a fallthrough (saving a
-    Python frame per call) while ``redispatch`` onto that key still runs it,
-    which is the one place the difference is observable.  See Note [Transparent
-    kernels] in ``_operator.py``.
+    ``grad_only`` marks an autograd-layer kernel that has work to do only when an
+    argument requires grad; otherwise it would just redispatch below its key.  See
+    Note [Grad-only kernels] in ``_operator.py``.
     """
 
-    __slots__ = ("fn", "key", "location", "transparent", "with_keyset")
+    __slots__ = ("fn", "key", "location", "grad_only", "with_keyset")
 
     def __init__(
         self,
@@ -42,13 +39,13 @@ class Kernel:
         *,
         with_keyset: bool,
         location: str,
-        transparent: bool = False,
+        grad_only: bool = False,
     ) -> None:
         self.fn = fn
         self.key = key
         self.with_keyset = with_keyset
         self.location = location
-        self.transparent = transparent
+        self.grad_only = grad_only
 
     @property
     def is_fallthrough(self) -> bool:

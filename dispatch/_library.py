@@ -152,11 +152,15 @@ class Library:
         *,
         with_keyset: bool = False,
         allow_override: bool = False,
+        grad_only: bool = False,
     ) -> None:
         """Register ``fn`` for ``op_name`` at ``dispatch_key``.
 
         With no key it goes to the library's key, else to CompositeImplicitAutograd.
         With ``with_keyset=True`` it is called as ``fn(keyset, *args, **kwargs)``.
+        ``grad_only=True`` declares an autograd-layer kernel that only redispatches
+        below its key unless an argument requires grad, so calls where none does skip
+        it (Note [Grad-only kernels] in ``_operator.py``).
         """
         self._check_alive("impl")
         if self.ns == "_":
@@ -181,6 +185,7 @@ class Library:
                 with_keyset=with_keyset,
                 allow_override=allow_override,
                 location=_registry.caller_location(),
+                grad_only=grad_only,
             )
         )
 
@@ -191,6 +196,7 @@ class Library:
         *,
         with_keyset: bool = False,
         allow_override: bool = False,
+        grad_only: bool = False,
     ) -> None:
         """Register a backend fallback: ``fn(op, *args, **kwargs)`` for every operator
         whose table has nothing better at that key (``fn(keyset, op, ...)`` with keyset).
@@ -215,6 +221,7 @@ class Library:
                 with_keyset=with_keyset,
                 location=_registry.caller_location(),
                 allow_override=allow_override,
+                grad_only=grad_only,
             )
         )
 

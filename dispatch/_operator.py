@@ -10,13 +10,18 @@ on a call.  The call path is: OR the ``_dispatch_bits`` of the tensor arguments
 (positions known from the schema), add the thread's include set, remove its
 exclude set, mask out fallthrough keys, take the highest key, call its kernel.
 
-Note [Transparent kernels]
-A kernel that, reached by an ordinary call, would only redispatch below its own
-key (the default autograd fallback) is "transparent": its key is masked out of
-call key sets like a fallthrough's, so ordinary calls skip a Python frame, but
-its table slot holds the real kernel, so ``redispatch`` onto that key runs it as
-PyTorch does (SEMANTICS.md §5).  The kernels below it receive the same key set
-either way: the masked key is gone, as it would be after ``ks & full_after``.
+Note [Grad-only kernels]
+An autograd-layer kernel that, when no argument requires grad, would only
+redispatch below its own key (the autograd fallback; every autograd formula
+kernel) is registered ``grad_only``.  Tensors that require grad set
+``REQUIRES_GRAD_BIT`` in their ``_dispatch_bits``, a bit above every runtime key.
+A call whose tensors lack that bit uses ``mask``, where grad-only keys are masked
+out like fallthroughs, and skips a Python frame per layer; a call with it uses
+``grad_mask``, where they are present.  ``redispatch`` onto such a key always runs
+the kernel, as in PyTorch.  Kernels below receive the same key set either way: the
+skipped key is gone, as it would be after ``ks & full_after(key)``.  The one
+difference PyTorch could show: a with_keyset kernel *above* autograd (autocast)
+sees no Autograd key in its key set when nothing requires grad.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from ._keys import (
 )
 from ._schema import FunctionSchema, SchemaBindError
 
-__all__ = ["OpOverload", "OpOverloadPacket", "TableEntry"]
+__all__ = ["REQUIRES_GRAD_BIT", "OpOverload", "OpOverloadPacket", "TableEntry"]
 
 _CEANF = DispatchKey.CompositeExplicitAutogradNonFunctional
 _CEA = DispatchKey.CompositeExplicitAutograd
@@ -54,6 +59,9 @@ _AUTOGRAD_TO_BACKEND = {
     DispatchKey.AutogradMeta: DispatchKey.Meta,
 }
 _NUM_SLOTS = NUM_RUNTIME_KEYS + 1
+_RUNTIME_BITS = (1 << NUM_RUNTIME_KEYS) - 1
+# Set in a tensor's _dispatch_bits when it requires grad: Note [Grad-only kernels].
+REQUIRES_GRAD_BIT = 1 << NUM_RUNTIME_KEYS
 _from_bits = DispatchKeySet.from_bits
 _tls_state = _tls.state
 
@@ -150,9 +158,9 @@ class OpOverload:
         self._tensor_pos: tuple[int, ...] = ()
         self._extractors: tuple[tuple[int, str, str], ...] = ()
         self._entries: tuple[TableEntry, ...] = ()
-        # (mask, kernels, with_keyset slot bits): one tuple, swapped in whole, so a
-        # concurrent call sees the old table or the new one, never a mix.
-        self._state: tuple[int, tuple[Callable[..., Any], ...], int] = (0, (), 0)
+        # (mask, kernels, with_keyset slot bits, grad mask): one tuple, swapped in whole,
+        # so a concurrent call sees the old table or the new one, never a mix.
+        self._state: tuple[int, tuple[Callable[..., Any], ...], int, int] = (0, (), 0, 0)
 
     # -- public attributes ----------------------------------------------------------------
     @property
@@ -205,7 +213,7 @@ class OpOverload:
 
     # -- the call path -----------------------------------------------------------------------
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
-        mask, fns, ks_slots = self._state
+        mask, fns, ks_slots, grad_mask = self._state
         bits = 0
         try:
             for i in self._tensor_pos:
@@ -214,6 +222,8 @@ class OpOverload:
             bits = self._slow_bits(args, kwargs)
         if self._extractors:
             bits |= self._optional_bits(args, kwargs)
+        if bits > _RUNTIME_BITS:  # REQUIRES_GRAD_BIT: Note [Grad-only kernels]
+            mask = grad_mask
         ks = (bits | _tls_state.included) & _tls_state.keep & mask
         slot = ks.bit_length()
         try:
@@ -229,7 +239,7 @@ class OpOverload:
 
         No thread-local keys are added and nothing is masked (SEMANTICS.md §6).
         """
-        mask, fns, ks_slots = self._state
+        _mask, fns, ks_slots, _grad_mask = self._state
         slot = keyset._bits.bit_length()
         if ks_slots >> slot & 1:
             return fns[slot](keyset, *args, **kwargs)
@@ -376,6 +386,7 @@ class OpOverload:
         entries = []
         fns: list[Callable[..., Any]] = []
         mask = 0
+        grad_mask = 0
         ks_slots = 0
         defined = self._schema is not None
         for slot in range(_NUM_SLOTS):
@@ -389,19 +400,21 @@ class OpOverload:
             elif kernel is None:
                 fn, with_keyset = _Raiser(self, key, "missing"), True
                 mask |= key.bit
+                grad_mask |= key.bit
             elif kernel.is_fallthrough:
                 fn, with_keyset = _Raiser(self, key, "fallthrough"), True
             else:
                 fn, with_keyset = kernel.fn, kernel.with_keyset
                 if entry.source == "backend fallback":
                     fn = (_BoundFallbackWithKeyset if with_keyset else _BoundFallback)(fn, self)
-                if not kernel.transparent:
+                grad_mask |= key.bit
+                if not kernel.grad_only:
                     mask |= key.bit
             fns.append(fn)
             if with_keyset:
                 ks_slots |= 1 << slot
         self._entries = tuple(entries)
-        self._state = (mask, tuple(fns), ks_slots)
+        self._state = (mask, tuple(fns), ks_slots, grad_mask)
 
     def _dump(self) -> str:
         """The computed table as text: one line per runtime key, highest priority first."""
@@ -422,8 +435,8 @@ class OpOverload:
                 name, source = "<missing>", "missing"
             else:
                 name, source = active.name, entry.source
-                if active.transparent:
-                    source += ", transparent"
+                if active.grad_only:
+                    source += ", grad-only"
             lines.append(f"  {key.name:<22}{name:<47} {source}")
         return "\n".join(lines)
 
@@ -588,7 +601,7 @@ def overloads_of(ns: str, name: str) -> list[OpOverload]:
 
 # -- DISPATCH_TRACE ------------------------------------------------------------------------
 def _traced_call(self: OpOverload, /, *args: Any, **kwargs: Any) -> Any:
-    mask, fns, ks_slots = self._state
+    mask, _fns, _ks_slots, grad_mask = self._state
     bits = 0
     for i, name, _kind in self._schema.tensor_arg_indices if self._schema else ():
         v = args[i] if i < len(args) else kwargs.get(name)
@@ -597,6 +610,8 @@ def _traced_call(self: OpOverload, /, *args: Any, **kwargs: Any) -> Any:
                 bits |= getattr(t, "_dispatch_bits", 0)
         else:
             bits |= getattr(v, "_dispatch_bits", 0)
+    if bits > _RUNTIME_BITS:
+        mask = grad_mask
     ks = (bits | _tls_state.included) & _tls_state.keep & mask
     _trace("call", self, ks)
     return _untraced_call(self, *args, **kwargs)

@@ -111,9 +111,9 @@ def add_kernel(
     with_keyset: bool,
     allow_override: bool,
     location: str,
-    transparent: bool = False,
+    grad_only: bool = False,
 ) -> Callable[[], None]:
-    kernel = Kernel(fn, key, with_keyset=with_keyset, location=location, transparent=transparent)
+    kernel = Kernel(fn, key, with_keyset=with_keyset, location=location, grad_only=grad_only)
     with LOCK:
         op = get_or_create(qualname)
         existing = op._top(key)
@@ -144,14 +144,13 @@ def add_fallback(
     with_keyset: bool,
     location: str,
     allow_override: bool = False,
-    transparent: bool = False,
+    grad_only: bool = False,
 ) -> Callable[[], None]:
     keys = sorted(ALIAS_TO_RUNTIME[key]) if key.is_alias else [key]
     if DispatchKey.Undefined in keys:
         raise RuntimeError("a backend fallback cannot be registered at the Undefined key")
     kernels = [
-        Kernel(fn, k, with_keyset=with_keyset, location=location, transparent=transparent)
-        for k in keys
+        Kernel(fn, k, with_keyset=with_keyset, location=location, grad_only=grad_only) for k in keys
     ]
     with LOCK:
         if not allow_override:

@@ -72,11 +72,11 @@ golden::f: golden::f(Tensor x, *, int n=1) -> Tensor
   AutocastPrivateUse1   <missing>                                       missing
   AutocastCUDA          fallthrough                                     backend fallback
   AutocastCPU           fallthrough                                     backend fallback
-  AutogradMeta          {FALLBACK:<48}backend fallback, transparent
-  AutogradPrivateUse1   {FALLBACK:<48}backend fallback, transparent
-  AutogradCUDA          {FALLBACK:<48}backend fallback, transparent
+  AutogradMeta          {FALLBACK:<48}backend fallback, grad-only
+  AutogradPrivateUse1   {FALLBACK:<48}backend fallback, grad-only
+  AutogradCUDA          {FALLBACK:<48}backend fallback, grad-only
   AutogradCPU           {K + "f_autograd":<48}direct
-  AutogradOther         {FALLBACK:<48}backend fallback, transparent
+  AutogradOther         {FALLBACK:<48}backend fallback, grad-only
   ADInplaceOrView       fallthrough                                     backend fallback
   Python                dispatch._modes._python_fallback                backend fallback
   BackendSelect         fallthrough                                     backend fallback
@@ -133,7 +133,7 @@ GOLDEN_EXPLAIN_META = f"""\
   TLS included:  DispatchKeySet(ADInplaceOrView, BackendSelect)
   TLS excluded:  DispatchKeySet(AutocastPrivateUse1, AutocastCUDA, AutocastCPU)
   call key set:  DispatchKeySet(Meta)
-  skipped:       AutogradMeta (transparent {FALLBACK}, backend fallback), ADInplaceOrView (fallthrough, backend fallback), BackendSelect (fallthrough, backend fallback)
+  skipped:       AutogradMeta (grad-only {FALLBACK}, backend fallback), ADInplaceOrView (fallthrough, backend fallback), BackendSelect (fallthrough, backend fallback)
   layers:
     1. Meta                 {K}f_meta [direct] (test_explain.py:N)"""
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from dispatch import (
+    REQUIRES_GRAD_BIT,
     DispatchKey,
     DispatchKeySet,
     FunctionSchema,
@@ -20,6 +21,7 @@ from dispatch import (
     SchemaBindError,
     dump_table,
     exclude_keys,
+    explain,
     fallthrough_kernel,
     include_keys,
     ops,
@@ -27,7 +29,7 @@ from dispatch import (
     tls_local_include_set,
 )
 
-from .conftest import FakeTensor, Registration
+from .conftest import CPU_BITS, FakeTensor, Registration
 
 K = DispatchKey
 
@@ -478,3 +480,38 @@ def test_with_keyset_keysets_match_live_torch() -> None:
         assert seen == ["DispatchKeySet(CPU, AutogradCPU)", "DispatchKeySet(CPU)"]
     finally:
         lib._destroy()
+
+
+def test_grad_only_kernel_runs_only_when_an_argument_requires_grad(lib: Any) -> None:
+    """Note [Grad-only kernels]: skipped without REQUIRES_GRAD_BIT, run with it and on
+    redispatch; kernels below see the same key set either way."""
+    ran: list[Any] = []
+    ns = lib.ns
+    lib.define("gr(Tensor x) -> Tensor")
+    op = getattr(ops, ns).gr.default
+
+    def autograd(ks: DispatchKeySet, x: Any) -> Any:
+        ran.append("autograd")
+        return op.redispatch(ks & DispatchKeySet.full_after("AutogradOther"), x)
+
+    lib.impl("gr", autograd, "Autograd", with_keyset=True, grad_only=True)
+    lib.impl("gr", lambda ks, x: ran.append(ks) or "cpu", "CPU", with_keyset=True)
+    plain = FakeTensor(CPU_BITS)
+    needs_grad = FakeTensor(CPU_BITS | REQUIRES_GRAD_BIT)
+    assert op(plain) == "cpu"
+    assert ran == [DispatchKeySet("CPU")]
+    ran.clear()
+    assert op(needs_grad) == "cpu"
+    assert ran == ["autograd", DispatchKeySet("CPU")]
+    ran.clear()
+    op.redispatch(DispatchKeySet(["AutogradCPU", "CPU"]), plain)
+    assert ran == ["autograd", DispatchKeySet("CPU")]
+    assert "grad-only" in explain(op, plain) and "1. CPU" in explain(op, plain)
+    text = explain(op, needs_grad)
+    assert "(an argument requires grad)" in text and "1. AutogradCPU" in text
+    assert "backend fallback, grad-only" not in dump_table_row(op, "AutogradCPU")
+    assert dump_table_row(op, "AutogradCPU").endswith("Autograd, grad-only")
+
+
+def dump_table_row(op: Any, key: str) -> str:
+    return next(line for line in op._dump().splitlines() if line.split()[:1] == [key])
