@@ -16,7 +16,14 @@ this package works with any tensor type.
 """
 
 from . import _fallbacks as _fallbacks  # registers the default backend fallbacks
-from ._custom_ops import CustomOpDef, custom_op, register_fake, register_kernel
+from ._custom_ops import (
+    CustomOpDef,
+    custom_op,
+    register_autograd,
+    register_fake,
+    register_kernel,
+    set_autograd_kernel_factory,
+)
 from ._explain import dump_table, explain
 from ._hop import HigherOrderOperator
 from ._infer_schema import infer_schema
@@ -63,9 +70,11 @@ __all__ = [
     "infer_schema",
     "ops",
     "parse_schema",
+    "register_autograd",
     "register_fake",
     "register_kernel",
     "scoped_library",
+    "set_autograd_kernel_factory",
     "tls_local_exclude_set",
     "tls_is_dispatch_key_excluded",
     "tls_is_dispatch_key_included",

@@ -16,13 +16,35 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
 
 from ._infer_schema import infer_schema
-from ._library import Library, impl, key_for_type
+from ._library import Library, _library_for, impl, key_for_type
 from ._operator import OPERATORS, OpOverload
 
-__all__ = ["CustomOpDef", "custom_op", "register_fake", "register_kernel"]
+__all__ = [
+    "CustomOpDef",
+    "custom_op",
+    "register_autograd",
+    "register_fake",
+    "register_kernel",
+    "set_autograd_kernel_factory",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 _OPDEFS: dict[str, CustomOpDef] = {}
+AutogradFactory = Callable[
+    [OpOverload, Callable[..., Any], Callable[..., Any] | None], Callable[..., Any]
+]
+_autograd_factory: list[AutogradFactory] = []
+
+
+def set_autograd_kernel_factory(factory: AutogradFactory) -> None:
+    """Install the autograd engine's kernel maker for ``register_autograd``.
+
+    The dispatcher has no autograd engine of its own (that belongs to the tensor
+    system); ``factory(op, backward, setup_context)`` must return a with_keyset
+    kernel for the Autograd key that records ``backward`` when inputs require grad.
+    ``import tensor`` installs one.
+    """
+    _autograd_factory[:] = [factory]
 
 
 def _device_types(device_types: str | Sequence[str] | None) -> list[str]:
@@ -94,6 +116,21 @@ class CustomOpDef:
             return f
 
         return register if fn is None else register(fn)
+
+    def register_autograd(
+        self, backward: Callable[..., Any], /, *, setup_context: Callable[..., Any] | None = None
+    ) -> None:
+        """Make the operator differentiable: ``backward(ctx, *grads)`` gives the input
+        gradients, ``setup_context(ctx, inputs, output)`` saves what it needs."""
+        kernel = _autograd_kernel(self._opoverload, backward, setup_context)
+        self._lib.impl(
+            self._qualname,
+            kernel,
+            "Autograd",
+            with_keyset=True,
+            allow_override=True,
+            grad_only=True,
+        )
 
     def _destroy(self) -> None:
         self._lib.destroy()
@@ -184,3 +221,42 @@ def register_fake(
     if opdef is not None and lib is None:
         return opdef.register_fake(func)
     return impl(op, "meta", func, lib=lib)
+
+
+def _autograd_kernel(
+    op: OpOverload, backward: Callable[..., Any], setup_context: Callable[..., Any] | None
+) -> Callable[..., Any]:
+    if not callable(backward):
+        raise TypeError(
+            f"register_autograd({op.name}): backward must be callable, got {backward!r}"
+        )
+    if not _autograd_factory:
+        raise RuntimeError(
+            f"register_autograd({op.name}): no autograd engine is installed. Import the tensor "
+            f"package (import tensor), or install one with set_autograd_kernel_factory()."
+        )
+    return _autograd_factory[0](op, backward, setup_context)
+
+
+def register_autograd(
+    op: str | OpOverload | CustomOpDef,
+    backward: Callable[..., Any],
+    /,
+    *,
+    setup_context: Callable[..., Any] | None = None,
+    lib: Library | None = None,
+) -> None:
+    """Register the backward of an operator made with ``define`` or ``custom_op``."""
+    if isinstance(op, CustomOpDef):
+        return op.register_autograd(backward, setup_context=setup_context)
+    name = op if isinstance(op, str) else op.name
+    opdef = _OPDEFS.get(name)
+    if opdef is not None and lib is None:
+        return opdef.register_autograd(backward, setup_context=setup_context)
+    overload = op if isinstance(op, OpOverload) else OPERATORS.get(name)
+    if overload is None or not overload.is_defined:
+        raise RuntimeError(f"register_autograd: no operator named {name!r} is defined")
+    kernel = _autograd_kernel(overload, backward, setup_context)
+    library = lib if lib is not None else _library_for(name.split("::", 1)[0], None)
+    library.impl(name, kernel, "Autograd", with_keyset=True, grad_only=True)
+    return None
