@@ -1,0 +1,325 @@
+"""Factories and random numbers: shapes and dtypes (``plan_*``), and kernels written once.
+
+Imports: NumPy (host-side arithmetic only), ``tensor`` and ``backends.common``.
+
+The ``plan_*`` functions validate a factory call and return ``(shape, dtype)``;
+Meta kernels stop there.  ``kernels(ns, engine)`` builds the data kernels of a
+namespace; ``engine(generator)`` gives the backend's random engine of a
+``tensor.Generator`` (a NumPy ``Generator`` on the CPU).  Every kernel here
+receives ``device`` already normalised by the BackendSelect kernel (or the
+device of its tensor argument).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+import tensor
+from tensor import Tensor
+
+from . import errors, shapes
+from .elementwise import Namespace, rename
+
+__all__ = [
+    "arange_length",
+    "check_randint",
+    "factory_dtype",
+    "kernels",
+    "plan_normal",
+    "size_of",
+]
+
+_make = Tensor._make
+_NUMBER_DTYPE: dict[type, Callable[[], Any]] = {
+    bool: lambda: tensor.bool,
+    int: lambda: tensor.int64,
+    float: tensor.get_default_dtype,
+    complex: lambda: (
+        tensor.complex128 if tensor.get_default_dtype() is tensor.float64 else tensor.complex64
+    ),
+}
+
+
+def size_of(op: str, size: Any) -> tuple[int, ...]:
+    """A factory's ``size`` argument as a tuple of non-negative ints."""
+    if isinstance(size, int) and not isinstance(size, bool):
+        size = (size,)
+    out = []
+    for s in size:
+        if isinstance(s, bool) or not hasattr(s, "__index__"):
+            raise TypeError(f"{op}(): argument 'size' must be a sequence of ints, got {size!r}")
+        n = s.__index__()
+        if n < 0:
+            raise RuntimeError(
+                f"{op}(): Trying to create tensor with negative dimension {n}: {list(size)}"
+            )
+        out.append(n)
+    return tuple(out)
+
+
+def _number_dtype(value: Any) -> Any:
+    for kind in (bool, int, float, complex):
+        if isinstance(value, kind):
+            return _NUMBER_DTYPE[kind]()
+    if isinstance(value, Tensor):
+        return value._dtype
+    raise TypeError(f"expected a number, got {type(value).__name__}")
+
+
+def factory_dtype(op: Any, dtype: Any, values: Sequence[Any] = ()) -> Any:
+    """The dtype a factory makes: ``dtype``, or inferred from ``values``, or the default."""
+    if dtype is not None:
+        if not isinstance(dtype, tensor.dtype):
+            raise TypeError(f"{op.name}(): argument 'dtype' must be a tensor dtype, got {dtype!r}")
+        dt = dtype
+    elif op.name in ("full", "full_like") and values:
+        dt = _number_dtype(values[0])
+    elif op.name == "arange" and values:
+        dt = tensor.int64
+        for v in values:
+            k = _number_dtype(v)
+            if k.kind >= 2:
+                dt = tensor.get_default_dtype()
+    elif op.name == "randint":
+        dt = tensor.int64
+    else:
+        dt = tensor.get_default_dtype()
+    if dt not in op.dtypes:
+        raise errors.unsupported_dtype(op.name, dt, "dtype")
+    return dt
+
+
+def _float(op: str, arg: str, value: Any) -> float:
+    try:
+        return float(value)
+    except TypeError:
+        raise TypeError(
+            f"{op}(): argument '{arg}' must be a number, got {type(value).__name__}"
+        ) from None
+
+
+def arange_length(start: Any, end: Any, step: Any) -> int:
+    """How many values ``arange`` makes, with PyTorch's checks."""
+    s, e, st = (
+        _float("arange", "start", start),
+        _float("arange", "end", end),
+        _float("arange", "step", step),
+    )
+    if st == 0:
+        raise RuntimeError("arange(): step must be nonzero")
+    if not (math.isfinite(s) and math.isfinite(e)):
+        raise RuntimeError(f"arange(): unsupported range: {start} -> {end}")
+    if (st > 0 and e < s) or (st < 0 and e > s):
+        raise RuntimeError(
+            f"arange(): upper bound and larger bound inconsistent with step sign "
+            f"(start={start}, end={end}, step={step})"
+        )
+    if all(isinstance(v, int) for v in (start, end, step)):
+        return max(0, -((start - end) // step))  # exact for big ints
+    return max(0, math.ceil((e - s) / st))
+
+
+def check_randint(dt: Any, low: int, high: int) -> None:
+    """PyTorch's checks of randint's bounds: non-empty, and representable in the dtype."""
+    if high <= low:
+        raise RuntimeError(
+            f"randint(): random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    if dt.kind <= 1:
+        lo_lim, hi_lim = (
+            (0, 1)
+            if dt is tensor.bool
+            else (int(np.iinfo(dt.numpy_dtype).min), int(np.iinfo(dt.numpy_dtype).max))
+        )
+        if low < lo_lim:
+            raise RuntimeError(
+                f"randint(): from is out of bounds for {dt.name} (argument 'low' is {low})"
+            )
+        if high - 1 > hi_lim:
+            raise RuntimeError(
+                f"randint(): to - 1 is out of bounds for {dt.name} (argument 'high' is {high})"
+            )
+
+
+def plan_normal(op: Any, mean: Any, std: Any, size: Any = None) -> tuple[tuple[int, ...], Any]:
+    """Shape and dtype of ``normal`` (tensor means/stds broadcast; floats need a size)."""
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if (st and std._dtype.is_complex) or isinstance(std, complex):
+        raise RuntimeError(
+            "normal(): normal expects standard deviation to be non-complex (argument 'std')"
+        )
+    if isinstance(std, (int, float)) and std < 0:
+        raise RuntimeError(f"normal(): expects std >= 0.0, but found std {std}")
+    if mt and st:
+        dt = tensor.result_type(mean, std)
+        shape = shapes.broadcast_shapes(
+            "normal", tuple(mean._array.shape), tuple(std._array.shape), ("mean", "std")
+        )
+    elif mt:
+        dt, shape = mean._dtype, tuple(mean._array.shape)
+    elif st:
+        dt, shape = std._dtype, tuple(std._array.shape)
+    else:
+        return size_of("normal", size), None
+    if dt.kind < 2:
+        raise errors.unsupported_dtype("normal", dt, "mean" if mt else "std")
+    return shape, dt
+
+
+def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
+    """Data kernels of the factories for the namespace of ``ns``.
+
+    ``engine(generator, device)`` returns the random engine: an object with NumPy's
+    ``random``, ``standard_normal`` and ``integers`` methods.
+    """
+    xp, finish = ns.xp, ns.finish
+    op = tensor.op_info
+    out: dict[str, Any] = {}
+
+    def filled(name: str, fill: Callable[..., Any]) -> None:
+        row = op(name)
+
+        def kernel(size: Any, *, dtype: Any = None, device: Any = None) -> Any:
+            dt = factory_dtype(row, dtype)
+            return _make(fill(size_of(name, size), dtype=dt.numpy_dtype), dt, _dev(device))
+
+        out[name] = rename(kernel, name, ns)
+
+    filled("empty", xp.empty)
+    filled("zeros", xp.zeros)
+    filled("ones", xp.ones)
+
+    def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
+        dt = factory_dtype(op("full"), dtype, (fill_value,))
+        arr = xp.full(
+            size_of("full", size), fill_value if dt.kind else bool(fill_value), dtype=dt.numpy_dtype
+        )
+        return _make(arr, dt, _dev(device))
+
+    out["full"] = rename(full, "full", ns)
+
+    def arange(
+        start: Any, end: Any, step: Any = 1, *, dtype: Any = None, device: Any = None
+    ) -> Any:
+        dt = factory_dtype(op("arange"), dtype, (start, end, step))
+        n = arange_length(start, end, step)
+        if dt.kind <= 1:
+            # Integer results: PyTorch casts start and step to the dtype (truncating) after
+            # sizing the result in double, and rejects a step that truncates to 0.
+            if int(step) == 0:
+                raise ValueError(
+                    f"arange(): step must be nonzero (step={step} truncates to 0 for {dt.name})"
+                )
+            arr = int(start) + xp.arange(n, dtype=np.int64) * int(step)
+        else:  # PyTorch computes start + i * step in double, then casts
+            arr = float(start) + xp.arange(n, dtype=np.float64) * float(step)
+        return _make(finish(arr, dt), dt, _dev(device))
+
+    out["arange"] = rename(arange, "arange", ns)
+
+    def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None) -> Any:
+        dt = factory_dtype(op("linspace"), dtype)
+        if steps < 0:
+            raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
+        s, e = complex(start), complex(end)
+        if s.imag == 0 and e.imag == 0:
+            s, e = s.real, e.real  # type: ignore[assignment]
+        idx = xp.arange(steps, dtype=np.float64)
+        if steps == 1:
+            arr = xp.full((1,), s)
+        else:  # PyTorch's symmetric formula: exact at both ends
+            step = (e - s) / (steps - 1)
+            half = steps // 2
+            arr = xp.where(idx < half, s + step * idx, e - step * (steps - 1 - idx))
+        if dt.kind <= 1:
+            arr = xp.trunc(arr.real) if hasattr(arr, "real") else xp.trunc(arr)
+        return _make(finish(arr, dt), dt, _dev(device))
+
+    out["linspace"] = rename(linspace, "linspace", ns)
+
+    def eye(n: int, m: Any = None, *, dtype: Any = None, device: Any = None) -> Any:
+        dt = factory_dtype(op("eye"), dtype)
+        rows, cols = size_of("eye", (n, n if m is None else m))
+        return _make(xp.eye(rows, cols, dtype=dt.numpy_dtype), dt, _dev(device))
+
+    out["eye"] = rename(eye, "eye", ns)
+
+    def sample(name: str, draw: Callable[..., Any]) -> None:
+        row = op(name)
+
+        def kernel(
+            size: Any, *, generator: Any = None, dtype: Any = None, device: Any = None
+        ) -> Any:
+            dt = factory_dtype(row, dtype)
+            dev = _dev(device)
+            rng = engine(generator, dev)
+            shape = size_of(name, size)
+            real = dt.to_real()
+            wide = tensor.float64 if real is tensor.float64 else tensor.float32
+            arr = draw(rng, shape, wide.numpy_dtype)
+            if dt.is_complex:  # PyTorch: real and imaginary parts, each with variance 1/2
+                imag = draw(rng, shape, wide.numpy_dtype)
+                arr = (arr + 1j * imag) * (math.sqrt(0.5) if name == "randn" else 1)
+            return _make(finish(arr, dt), dt, dev)
+
+        out[name] = rename(kernel, name, ns)
+
+    sample("rand", lambda rng, shape, d: rng.random(shape, dtype=d))
+    sample("randn", lambda rng, shape, d: rng.standard_normal(shape, dtype=d))
+
+    def randint(
+        low: Any,
+        high: Any,
+        size: Any,
+        *,
+        generator: Any = None,
+        dtype: Any = None,
+        device: Any = None,
+    ) -> Any:
+        dt = factory_dtype(op("randint"), dtype)
+        check_randint(dt, low, high)
+        dev = _dev(device)
+        arr = engine(generator, dev).integers(low, high, size_of("randint", size), dtype=np.int64)
+        return _make(finish(arr, dt), dt, dev)
+
+    out["randint"] = rename(randint, "randint", ns)
+
+    normal_op = op("normal")
+
+    def normal(
+        mean: Any,
+        std: Any = 1.0,
+        size: Any = None,
+        *,
+        generator: Any = None,
+        dtype: Any = None,
+        device: Any = None,
+    ) -> Any:
+        shape, dt = plan_normal(normal_op, mean, std, size)
+        tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
+        dev = tensors[0]._device if tensors else _dev(device)
+        if dt is None:
+            dt = factory_dtype(normal_op, dtype)
+        wide = tensor.float64 if dt.to_real() is tensor.float64 else tensor.float32
+        rng = engine(generator, dev)
+        noise = rng.standard_normal(shape, dtype=wide.numpy_dtype)
+        if dt.is_complex:  # real and imaginary parts each with variance 1/2, as PyTorch
+            noise = (noise + 1j * rng.standard_normal(shape, dtype=wide.numpy_dtype)) * math.sqrt(
+                0.5
+            )
+        m = mean._array if isinstance(mean, Tensor) else mean
+        s = std._array if isinstance(std, Tensor) else std
+        return _make(finish(m + s * noise, dt), dt, dev)
+
+    rename(normal, "normal", ns)
+    for overload in ("Tensor_Tensor", "Tensor_float", "float_Tensor", "float_float"):
+        out[f"normal.{overload}"] = normal
+    return out
+
+
+def _dev(device: Any) -> Any:
+    return tensor.device("cpu") if device is None else tensor.device(device)

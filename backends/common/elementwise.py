@@ -1,0 +1,427 @@
+"""Elementwise kernel factories, written once against an array namespace.
+
+Imports: ``tensor`` (public names and ``Tensor._make``) and ``backends.common``.
+
+A backend calls a factory with an operator's table row (``tensor.OP_TABLE``), the
+function that does the math on arrays (``np.sin``, ``cupy.sin``, a raw kernel)
+and its ``Namespace``; the factory returns the kernel to register.  Every kernel
+does the same three things, in the same order, on every backend:
+1. the dtype: the row's ``result_dtypes`` map the (promoted) input dtype to the
+   dtype to compute in and the dtype of the result, or the op rejects it;
+2. the math, on arrays cast to the compute dtype;
+3. the result, wrapped with ``Tensor._make``; NumPy-only quirks (0-d results
+   come back as NumPy scalars, ml_dtypes computes bfloat16 ops in float32) are
+   undone by ``Namespace.finish``.
+
+Note [Elementwise fast path]
+The common call has tensors of one dtype that the op computes in directly.  The
+kernels test exactly that with an identity check and a dict lookup (``_direct``),
+call the function, and skip ``finish``'s dtype check: a NumPy function given
+arrays of one dtype returns the dtype the table promises (the op database tests
+check every result's array dtype).  Anything else (mixed dtypes, numbers that
+promote, casts) goes through ``_promote`` and ``finish``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import array_api_compat
+
+import tensor
+from tensor import Tensor
+
+from . import errors, shapes
+
+__all__ = [
+    "MetaNamespace",
+    "Namespace",
+    "namespace_of",
+    "binary",
+    "binary_alpha",
+    "binary_reversed",
+    "check_operands",
+    "div",
+    "rename",
+    "unary",
+    "unary_args",
+]
+
+_make = Tensor._make
+_result_type = tensor.result_type
+# A Python number's category (bool < int < float < complex), as dtype.kind numbers it.
+_NUMBER_KIND = {bool: 0, int: 1, float: 2, complex: 3}
+
+
+_NAMESPACES: dict[type, Any] = {}
+
+
+def namespace_of(array_type: type) -> Any:
+    """The array-API namespace of an array type (array_api_compat's), looked up once per type.
+
+    >>> import numpy as np
+    >>> namespace_of(np.ndarray).__name__
+    'array_api_compat.numpy'
+    """
+    xp = _NAMESPACES.get(array_type)
+    if xp is None:
+        xp = _NAMESPACES[array_type] = array_api_compat.array_namespace(
+            array_type.__new__(array_type, 0)
+        )
+    return xp
+
+
+class Namespace:
+    """What the factories need to know about a backend's arrays, looked up once.
+
+    ``xp`` is the array-API namespace of the backend's array type (array_api_compat's
+    ``numpy`` or ``cupy``): code written against it serves both backends.  ``asarray``
+    is the raw library's (array_api_compat's adds a Python frame), for the hot path.
+    """
+
+    def __init__(self, array_type: type, module: str, *, asarray: Any = None) -> None:
+        self.xp = namespace_of(array_type)
+        self.module = module  # kernels are named after it: backends.cpu.elementwise.add_tensor
+        self.ndarray = array_type
+        self.asarray = asarray if asarray is not None else self.xp.asarray
+
+    def finish(self, out: Any, odt: tensor.dtype) -> Any:
+        """``out`` as an array of the result dtype (slow path of the check kernels inline)."""
+        if type(out) is not self.ndarray:
+            out = self.asarray(out)
+        if out.dtype is not odt.numpy_dtype:
+            out = out.astype(odt.numpy_dtype)
+        return out
+
+
+class MetaNamespace(Namespace):
+    """A namespace of ``MetaArray``s: factories given it compute shapes and dtypes only.
+
+    Kernel factories whose functions only need ``x.shape``/``x.dtype`` (reductions,
+    products) serve the Meta backend this way, with shape-rule functions in place
+    of the math.
+    """
+
+    def __init__(self, module: str) -> None:
+        self.xp = None
+        self.module = module
+        self.ndarray = tensor.MetaArray
+        self.asarray = _identity
+
+    def finish(self, out: Any, odt: tensor.dtype) -> Any:
+        if out.dtype is odt.numpy_dtype:
+            return out
+        return tensor.MetaArray(out.shape, odt.numpy_dtype)
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+def rename(kernel: Callable[..., Any], name: str, ns: Namespace) -> Callable[..., Any]:
+    """Give a generated kernel its dump_table name: ``<module>.<op>_<overload>``."""
+    kernel.__name__ = name
+    kernel.__qualname__ = name
+    kernel.__module__ = ns.module
+    return kernel
+
+
+def check_operands(op: str, self: Any, other: Any) -> None:
+    """Dtype rules about the operands themselves, not their promoted type (slow path only)."""
+    if op in ("sub", "rsub"):  # PyTorch: no bool operand at all, even if the result is int
+        self_bool = getattr(self, "_dtype", None) is tensor.bool
+        other_bool = (
+            getattr(other, "_dtype", None) is tensor.bool or other is True or other is False
+        )
+        if self_bool and other_bool:
+            raise errors.unsupported_dtype(op, tensor.bool, "self")
+        if self_bool or other_bool:
+            raise errors.bool_subtraction(op, "self" if self_bool else "other")
+
+
+def _promote(
+    op: str, table: dict[Any, Any], self: Any, other: Any, arg: str = "self"
+) -> tuple[Any, Any, Any]:
+    """Slow path: PyTorch's result type, the row's rule, casts.  Returns (x, y, result dtype)."""
+    check_operands(op, self, other)
+    dt = _result_type(self, other)
+    entry = table.get(dt)
+    if entry is None:
+        raise errors.unsupported_dtype(op, dt, arg)
+    cdt, odt = entry
+    x = self._array if self._dtype is cdt else self._array.astype(cdt.numpy_dtype)
+    if isinstance(other, Tensor):
+        y = other._array if other._dtype is cdt else other._array.astype(cdt.numpy_dtype)
+    else:
+        y = other
+    return x, y, (cdt, odt)
+
+
+def _number_as(value: Any, cdt: tensor.dtype, xp: Any) -> Any:
+    # NumPy 2 refuses Python ints out of an array's range (int8 + 1000); PyTorch wraps.
+    return xp.asarray(value).astype(cdt.numpy_dtype)
+
+
+def _check_shapes(op: str, self: Any, other: Any, names: tuple[str, str]) -> None:
+    if isinstance(other, Tensor):
+        shapes.broadcast_shapes(op, tuple(self._array.shape), tuple(other._array.shape), names)
+
+
+def _direct(op: Any) -> dict[Any, Any]:
+    """dtype -> result dtype, for the dtypes the op computes in without a cast.
+
+    These entries do not depend on the default dtype (only int-to-float rules do, and
+    those cast), so the dict is built once, with the kernel.
+    """
+    out = {}
+    for d in op.dtypes:
+        cdt, odt = op.rule(d)
+        if cdt is d:
+            out[d] = odt
+    return out
+
+
+# -- unary ------------------------------------------------------------------------------------
+def unary(op: Any, fn: Callable[[Any], Any], ns: Namespace) -> Callable[[Any], Any]:
+    """A one-tensor kernel ``kernel(self)`` computing ``fn(array)``."""
+    table = op.result_dtypes
+    direct = _direct(op)
+    name = op.name
+    ndarray, asarray, finish = ns.ndarray, ns.asarray, ns.finish
+
+    def kernel(self: Any) -> Any:
+        dt = self._dtype
+        odt = direct.get(dt)
+        if odt is not None:  # Note [Elementwise fast path]
+            out = fn(self._array)
+            if type(out) is not ndarray:
+                out = asarray(out)
+            return _make(out, odt, self._device)
+        entry = table.get(dt)
+        if entry is None:
+            raise errors.unsupported_dtype(name, dt)
+        cdt, odt = entry
+        out = fn(self._array.astype(cdt.numpy_dtype))
+        return _make(finish(out, odt), odt, self._device)
+
+    return rename(kernel, name, ns)
+
+
+def unary_args(op: Any, fn: Callable[..., Any], ns: Namespace) -> Callable[..., Any]:
+    """A one-tensor kernel with extra arguments: ``fn(array, compute_dtype, *args, **kw)``."""
+    table = op.result_dtypes
+    name = op.name
+    finish = ns.finish
+
+    def kernel(self: Any, *args: Any, **kwargs: Any) -> Any:
+        dt = self._dtype
+        entry = table.get(dt)
+        if entry is None:
+            raise errors.unsupported_dtype(name, dt)
+        cdt, odt = entry
+        x = self._array
+        if cdt is not dt:
+            x = x.astype(cdt.numpy_dtype)
+        return _make(finish(fn(x, cdt, *args, **kwargs), odt), odt, self._device)
+
+    return rename(kernel, name, ns)
+
+
+# -- binary -----------------------------------------------------------------------------------
+def _tensor_kernel(
+    op: Any, fn: Callable[[Any, Any], Any], ns: Namespace, names: tuple[str, str]
+) -> Any:
+    """``kernel(self, other)`` for two tensors; the hottest kernel shape (``a + b``)."""
+    table = op.result_dtypes
+    direct = _direct(op)
+    name = op.name
+    ndarray, asarray, finish = ns.ndarray, ns.asarray, ns.finish
+
+    def kernel(self: Any, other: Any) -> Any:
+        dt = self._dtype
+        odt = direct.get(dt) if dt is other._dtype else None
+        try:
+            if odt is not None:  # Note [Elementwise fast path]
+                out = fn(self._array, other._array)
+                if type(out) is not ndarray:
+                    out = asarray(out)
+                return _make(out, odt, self._device)
+            x, y, (cdt, odt) = _promote(name, table, self, other)
+            out = fn(x, y)
+        except ValueError:
+            _check_shapes(name, self, other, names)
+            raise
+        return _make(finish(out, odt), odt, self._device)
+
+    return kernel
+
+
+def _scalar_kernel(
+    op: Any, fn: Callable[[Any, Any], Any], ns: Namespace, names: tuple[str, str]
+) -> Any:
+    """``kernel(self, other)`` for a tensor and a Python number (a Scalar overload)."""
+    table = op.result_dtypes
+    direct = _direct(op)
+    name = op.name
+    xp, finish = ns.xp, ns.finish
+
+    def kernel(self: Any, other: Any) -> Any:
+        dt = self._dtype
+        kind = _NUMBER_KIND.get(type(other))
+        odt = direct.get(dt) if kind is not None and kind <= dt.kind else None
+        if odt is not None:  # the number leaves the dtype alone
+            x, y, cdt = self._array, other, dt
+        else:
+            x, y, (cdt, odt) = _promote(name, table, self, other)
+        try:
+            out = fn(x, y)
+        except OverflowError:  # NumPy 2 refuses int8 + 1000; PyTorch wraps around
+            out = fn(x, _number_as(y, cdt, xp))
+        except ValueError:
+            _check_shapes(name, self, other, names)
+            raise
+        return _make(finish(out, odt), odt, self._device)
+
+    return kernel
+
+
+def _extra_kernel(
+    op: Any, fn: Callable[..., Any], ns: Namespace, names: tuple[str, str], scalar: bool
+) -> Any:
+    """``kernel(self, other, *args, **kwargs)`` calling ``fn(x, y, compute_dtype, ...)``."""
+    table = op.result_dtypes
+    name = op.name
+    xp, finish = ns.xp, ns.finish
+
+    def kernel(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
+        x, y, (cdt, odt) = _promote(name, table, self, other)
+        try:
+            out = fn(x, y, cdt, *args, **kwargs)
+        except OverflowError:
+            if not scalar:
+                raise
+            out = fn(x, _number_as(y, cdt, xp), cdt, *args, **kwargs)
+        except ValueError:
+            _check_shapes(name, self, other, names)
+            raise
+        return _make(finish(out, odt), odt, self._device)
+
+    return kernel
+
+
+def binary(
+    op: Any,
+    fn: Callable[..., Any],
+    ns: Namespace,
+    overload: str,
+    *,
+    scalar: bool,
+    names: tuple[str, str] = ("self", "other"),
+    extra: bool = False,
+) -> Callable[..., Any]:
+    """A kernel ``kernel(self, other)`` computing ``fn(x, y)``.
+
+    ``other`` is a tensor, or with ``scalar=True`` a Python number (a Scalar
+    overload).  With ``extra=True`` the kernel takes further arguments and calls
+    ``fn(x, y, compute_dtype, *args, **kwargs)`` (alpha, rounding_mode, rtol, ...).
+    """
+    if extra:
+        kernel = _extra_kernel(op, fn, ns, names, scalar)
+    elif scalar:
+        kernel = _scalar_kernel(op, fn, ns, names)
+    else:
+        kernel = _tensor_kernel(op, fn, ns, names)
+    return rename(kernel, f"{op.name}_{overload.lower()}", ns)
+
+
+def binary_alpha(
+    op: Any,
+    plain: Callable[[Any, Any], Any],
+    general: Callable[..., Any],
+    ns: Namespace,
+    overload: str,
+    *,
+    scalar: bool,
+    names: tuple[str, str] = ("self", "other"),
+) -> Callable[..., Any]:
+    """``add``/``sub``: ``plain(x, y)`` when ``alpha`` is left at 1, else ``general``'s way.
+
+    ``general`` is the ``extra=True`` kernel (``fn(x, y, compute_dtype, alpha)``).
+    The Tensor overload repeats ``_tensor_kernel``'s fast path rather than calling a
+    second kernel: ``a + b`` is the hottest call there is (ci/bench/ops.py).
+    """
+    one = 1
+    if scalar:
+        plain_kernel = _scalar_kernel(op, plain, ns, names)
+
+        def kernel(self: Any, other: Any, *, alpha: Any = 1) -> Any:
+            if alpha is not one:
+                return general(self, other, alpha=alpha)
+            return plain_kernel(self, other)
+
+        return rename(kernel, f"{op.name}_{overload.lower()}", ns)
+
+    table = op.result_dtypes
+    direct = _direct(op)
+    name = op.name
+    ndarray, asarray, finish = ns.ndarray, ns.asarray, ns.finish
+
+    def kernel(self: Any, other: Any, *, alpha: Any = 1) -> Any:  # type: ignore[no-redef]
+        if alpha is not one:
+            return general(self, other, alpha=alpha)
+        dt = self._dtype
+        odt = direct.get(dt) if dt is other._dtype else None
+        try:
+            if odt is not None:  # Note [Elementwise fast path]
+                out = plain(self._array, other._array)
+                if type(out) is not ndarray:
+                    out = asarray(out)
+                return _make(out, odt, self._device)
+            x, y, (cdt, odt) = _promote(name, table, self, other)
+            out = plain(x, y)
+        except ValueError:
+            _check_shapes(name, self, other, names)
+            raise
+        return _make(finish(out, odt), odt, self._device)
+
+    return rename(kernel, f"{op.name}_{overload.lower()}", ns)
+
+
+def div(
+    op: Any,
+    rounding_op: Any,
+    true_divide: Callable[[Any, Any], Any],
+    rounded: Callable[..., Any],
+    ns: Namespace,
+    overload: str,
+    *,
+    scalar: bool,
+) -> Callable[..., Any]:
+    """``div``: true division in a float dtype, or with ``rounding_mode`` in the input's dtype.
+
+    The two modes have different dtype rules (``7 // 2`` stays an integer), so they
+    are two kernels: the ``div`` row's, and one with ``rounding_op``'s rule
+    (``floor_divide``'s row), picked per call.
+    """
+    plain = binary(op, true_divide, ns, overload, scalar=scalar)
+    modes = binary(rounding_op, rounded, ns, overload, scalar=scalar, extra=True)
+
+    def kernel(self: Any, other: Any, *, rounding_mode: str | None = None) -> Any:
+        if rounding_mode is None:
+            return plain(self, other)
+        return modes(self, other, rounding_mode=rounding_mode)
+
+    return rename(kernel, f"div_{overload.lower()}", ns)
+
+
+def binary_reversed(
+    op: Any, fn: Callable[..., Any], ns: Namespace, overload: str
+) -> Callable[..., Any]:
+    """The kernel of a Scalar-first overload (``pow.Scalar(Scalar self, Tensor exponent)``)."""
+    inner = binary(op, lambda x, y: fn(y, x), ns, "Scalar", scalar=True, names=("other", "self"))
+
+    def kernel(self: Any, other: Any) -> Any:
+        return inner(other, self)
+
+    return rename(kernel, f"{op.name}_{overload.lower()}", ns)

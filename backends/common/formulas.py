@@ -1,0 +1,264 @@
+"""Elementwise math that is not one namespace function, written once against ``xp``.
+
+Imports: the standard library, ml_dtypes (for bfloat16 limits) and
+``backends.common.errors``.
+
+``Formulas(xp)`` binds the functions to a namespace (NumPy or CuPy).  They take
+arrays already cast to the compute dtype (and for the ``extra`` binary ops the
+compute dtype itself), and reproduce PyTorch where NumPy differs: integer
+division by zero raises, integer powers with negative exponents give 0/±1,
+``sign`` of bool, ``round`` of integers, ``nan_to_num`` defaults per dtype.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import ml_dtypes
+
+from . import errors
+
+__all__ = ["ARGUMENT_CHECKS", "Formulas", "check_alpha", "check_gelu", "check_round"]
+
+_SQRT_HALF = 1.0 / math.sqrt(2.0)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+# -- argument checks: shared with the Meta kernels, which must reject the same calls ----------
+def check_alpha(op: str, cdt: Any, alpha: Any) -> None:
+    """PyTorch's rules for ``alpha`` of add/sub/rsub, given the compute dtype."""
+    if cdt.kind <= 1 and isinstance(alpha, float):  # bool or integer result
+        raise RuntimeError(
+            f"{op}(): For integral input tensors, argument alpha must not be a floating point "
+            f"number (got alpha={alpha!r})"
+        )
+    if isinstance(alpha, bool) and cdt.kind != 0:
+        raise RuntimeError(
+            f"{op}(): Boolean alpha only supported for Boolean results (argument 'alpha' is "
+            f"{alpha!r}, the result is {cdt.name})."
+        )
+    if cdt.kind < 3 and isinstance(alpha, complex):
+        raise RuntimeError(
+            f"{op}(): For non-complex input tensors, argument alpha must not be a complex number."
+        )
+
+
+def check_round(cdt: Any, decimals: int = 0) -> None:
+    if cdt.kind <= 1 and decimals != 0:
+        raise NotImplementedError(
+            f"\"round\" with decimals={decimals} not implemented for '{cdt.name}' (argument "
+            f"'self'); convert to a floating point dtype first"
+        )
+
+
+def check_gelu(cdt: Any, approximate: str = "none") -> None:
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(
+            f"gelu(): approximate argument must be either none or tanh, got {approximate!r}"
+        )
+
+
+def check_rounding_mode(rounding_mode: Any) -> None:
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise RuntimeError(
+            f"div(): expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            f"'{rounding_mode}'"
+        )
+
+
+# op name -> check(compute dtype, *args, **kwargs) of its extra arguments.
+ARGUMENT_CHECKS: dict[str, Any] = {
+    "add": lambda cdt, *a, alpha=1, **k: check_alpha("add", cdt, alpha),
+    "sub": lambda cdt, *a, alpha=1, **k: check_alpha("sub", cdt, alpha),
+    "rsub": lambda cdt, *a, alpha=1, **k: check_alpha("rsub", cdt, alpha),
+    "round": lambda cdt, *a, decimals=0, **k: check_round(cdt, decimals),
+    "gelu": lambda cdt, *a, approximate="none", **k: check_gelu(cdt, approximate),
+    "div": lambda cdt, *a, rounding_mode=None, **k: check_rounding_mode(rounding_mode),
+}
+
+
+class Formulas:
+    """Array formulas for one namespace (``Formulas(numpy)``)."""
+
+    def __init__(self, xp: Any) -> None:
+        self.xp = xp
+        # erf/erfc: NumPy has none.  math.erf elementwise is exact (and slow); a backend
+        # with a native erf (CuPy) passes its own to the kernel tables instead.
+        self._erf = xp.frompyfunc(math.erf, 1, 1) if hasattr(xp, "frompyfunc") else None
+        self._erfc = xp.frompyfunc(math.erfc, 1, 1) if hasattr(xp, "frompyfunc") else None
+
+    # -- unary --------------------------------------------------------------------------------
+    def rsqrt(self, x: Any) -> Any:
+        xp = self.xp
+        return xp.reciprocal(xp.sqrt(x))
+
+    def sigmoid(self, x: Any) -> Any:
+        xp = self.xp
+        return xp.reciprocal(xp.exp(xp.negative(x)) + 1)
+
+    def relu(self, x: Any) -> Any:
+        return self.xp.maximum(x, x.dtype.type(0))
+
+    def silu(self, x: Any) -> Any:
+        return x * self.sigmoid(x)
+
+    def frac(self, x: Any) -> Any:
+        return x - self.xp.trunc(x)
+
+    def sign(self, x: Any) -> Any:
+        if x.dtype.kind == "b":
+            return x.copy()
+        if x.dtype.kind in "iu":
+            return self.xp.sign(x)
+        # PyTorch: (0 < x) - (x < 0), so sign(nan) = 0 and sign(-0.0) = 0.
+        return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+
+    def erf(self, x: Any) -> Any:
+        # frompyfunc gives an object array (a bare float for 0-d input): back to x's dtype.
+        return self.xp.asarray(self._erf(x)).astype(x.dtype)
+
+    def erfc(self, x: Any) -> Any:
+        return self.xp.asarray(self._erfc(x)).astype(x.dtype)
+
+    def exp2(self, x: Any) -> Any:
+        return self.xp.exp2(x)
+
+    def same_if_int(self, fn: Any) -> Any:
+        """``fn`` for floats; a copy for integers (floor/ceil/trunc of an integer tensor)."""
+
+        def apply(x: Any) -> Any:
+            return x.copy() if x.dtype.kind in "iub" else fn(x)
+
+        return apply
+
+    def round(self, x: Any, cdt: Any, *, decimals: int = 0) -> Any:
+        check_round(cdt, decimals)
+        if x.dtype.kind in "iu":
+            return x.copy()
+        if decimals == 0:
+            return self.xp.round(x)
+        if x.dtype.itemsize == 2:  # x * 10**decimals must not round in half precision
+            return self.xp.round(x.astype("float32"), decimals).astype(x.dtype)
+        return self.xp.round(x, decimals)
+
+    def gelu(self, x: Any, cdt: Any, *, approximate: str = "none") -> Any:
+        check_gelu(cdt, approximate=approximate)
+        xp = self.xp
+        if approximate == "none":
+            return 0.5 * x * (1 + self.erf(x * x.dtype.type(_SQRT_HALF)))
+        inner = x.dtype.type(_SQRT_2_OVER_PI) * (x + x.dtype.type(0.044715) * x * x * x)
+        return 0.5 * x * (1 + xp.tanh(inner))
+
+    def softplus(self, x: Any, cdt: Any, beta: Any = 1, threshold: Any = 20) -> Any:
+        xp = self.xp
+        bx = x * beta
+        return xp.where(bx > threshold, x, xp.log1p(xp.exp(bx)) / beta)
+
+    def nan_to_num(
+        self, x: Any, cdt: Any, nan: Any = None, posinf: Any = None, neginf: Any = None
+    ) -> Any:
+        xp = self.xp
+        if x.dtype.kind in "iub":
+            return x.copy()
+        if x.dtype.kind == "c":
+            real = self.nan_to_num(x.real, cdt, nan, posinf, neginf)
+            imag = self.nan_to_num(x.imag, cdt, nan, posinf, neginf)
+            return real + 1j * imag
+        info = ml_dtypes.finfo(x.dtype)
+        out = xp.where(xp.isnan(x), x.dtype.type(0.0 if nan is None else nan), x)
+        top = info.max if posinf is None else posinf
+        bottom = info.min if neginf is None else neginf
+        out = xp.where(xp.isposinf(out), x.dtype.type(top), out)
+        return xp.where(xp.isneginf(out), x.dtype.type(bottom), out)
+
+    # -- binary -----------------------------------------------------------------------------------
+    def _check_divisor(self, op: str, x: Any, y: Any) -> None:
+        # Integer division (the compute dtype is an integer type) by zero raises.
+        dt = x.dtype if hasattr(x, "dtype") else y.dtype  # 7 % t: the number comes first
+        if dt.kind in "iub" and not bool(self.xp.all(self.xp.asarray(y) != 0)):
+            raise errors.zero_division(op)
+
+    def floor_divide(self, x: Any, y: Any) -> Any:
+        self._check_divisor("floor_divide", x, y)
+        return self.xp.floor_divide(x, y)
+
+    def remainder(self, x: Any, y: Any) -> Any:
+        self._check_divisor("remainder", x, y)
+        return self.xp.remainder(x, y)
+
+    def fmod(self, x: Any, y: Any) -> Any:
+        self._check_divisor("fmod", x, y)
+        return self.xp.fmod(x, y)
+
+    def pow(self, x: Any, y: Any) -> Any:
+        xp = self.xp
+        if getattr(x, "dtype", None) is not None and x.dtype.kind in "iu":
+            if isinstance(y, (int, bool)) or getattr(y, "dtype", None) is None:
+                if y < 0:
+                    raise RuntimeError(
+                        "pow(): Integers to negative integer powers are not allowed."
+                    )
+                return xp.power(x, y)
+            y = xp.asarray(y)
+            if y.dtype.kind == "i" and y.size and bool((y < 0).any()):
+                # PyTorch: 1 ** -n = 1, (-1) ** -n = ±1, anything else ** -n = 0.
+                neg = y < 0
+                safe = xp.power(x, xp.where(neg, 0, y))
+                odd = (y % 2) != 0
+                special = xp.where(x == 1, 1, xp.where(x == -1, xp.where(odd, -1, 1), 0))
+                return xp.where(neg, special.astype(x.dtype), safe)
+        return xp.power(x, y)
+
+    def add(self, x: Any, y: Any, cdt: Any, alpha: Any = 1) -> Any:
+        return self.xp.add(x, self._scaled(y, cdt, alpha, "add"))
+
+    def sub(self, x: Any, y: Any, cdt: Any, alpha: Any = 1) -> Any:
+        return self.xp.subtract(x, self._scaled(y, cdt, alpha, "sub"))
+
+    def rsub(self, x: Any, y: Any, cdt: Any, alpha: Any = 1) -> Any:
+        return self.xp.subtract(y, self._scaled(x, cdt, alpha, "rsub"))
+
+    def _scaled(self, y: Any, cdt: Any, alpha: Any, op: str) -> Any:
+        check_alpha(op, cdt, alpha)
+        if alpha is True or (alpha == 1 and not isinstance(alpha, float)):
+            return y
+        if cdt.kind == 0:  # bool results: alpha is True/False (or 1/0)
+            return y if alpha else self.xp.zeros_like(y)
+        return self.xp.multiply(y, alpha)
+
+    def div(self, x: Any, y: Any, cdt: Any, rounding_mode: str | None = None) -> Any:
+        xp = self.xp
+        if rounding_mode is None:
+            return xp.true_divide(x, y)
+        if rounding_mode == "floor":
+            self._check_divisor("div", x, y)
+            return xp.floor_divide(x, y)
+        check_rounding_mode(rounding_mode)
+        self._check_divisor("div", x, y)
+        if cdt.kind <= 1:
+            q = xp.floor_divide(x, y)
+            fix = (xp.remainder(x, y) != 0) & ((x < 0) != (xp.asarray(y) < 0))
+            return q + fix.astype(q.dtype)
+        return xp.trunc(xp.true_divide(x, y))
+
+    def isclose(
+        self,
+        x: Any,
+        y: Any,
+        cdt: Any,
+        rtol: float = 1e-05,
+        atol: float = 1e-08,
+        equal_nan: bool = False,
+    ) -> Any:
+        xp = self.xp
+        if cdt.kind == 0:
+            return xp.equal(x, y)
+        if cdt.kind == 1:
+            x, y = x.astype("float64"), xp.asarray(y).astype("float64")
+        close = xp.equal(x, y) | (xp.abs(x - y) <= atol + rtol * xp.abs(y))
+        if cdt.kind >= 2:
+            close = close & xp.isfinite(x - y) | xp.equal(x, y)
+            if equal_nan:
+                close = close | (xp.isnan(x) & xp.isnan(y))
+        return close

@@ -1,0 +1,219 @@
+"""Matrix products (matmul, mm, bmm, addmm, dot, vdot, outer, einsum, tensordot), written once.
+
+Imports: ``tensor`` and ``backends.common``.
+
+``result_*`` functions check dtypes and shapes and give the result's shape and
+dtypes; the Meta kernels stop there, the data kernels (``kernels(ns, fns)``) then
+call the namespace's product functions.  Like PyTorch, the products require one
+dtype for their operands (no promotion); ``outer`` is a broadcast multiply and
+promotes.  Half-precision products accumulate in float32.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import tensor
+from tensor import Tensor
+
+from . import errors, shapes
+from .elementwise import Namespace, rename
+
+__all__ = [
+    "ACCUMULATE",
+    "kernels",
+    "result_binary",
+    "result_einsum",
+    "result_tensordot",
+    "result_addmm",
+]
+
+_make = Tensor._make
+ACCUMULATE = {tensor.float16: tensor.float32, tensor.bfloat16: tensor.float32}
+_MESSAGES = {
+    "dot": "dot : expected both vectors to have same dtype, but found {a} and {b}",
+    "vdot": "dot : expected both vectors to have same dtype, but found {a} and {b}",
+    "tensordot": "both inputs should have same dtype, but got {a} and {b}",
+    "einsum": "expected scalar type {a} but found {b}",
+}
+
+
+def _shape(t: Any) -> tuple[int, ...]:
+    return tuple(t._array.shape)
+
+
+def _check_tensor(op: str, arg: str, value: Any) -> None:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{op}(): argument '{arg}' must be a Tensor, not {type(value).__name__}")
+
+
+def _same_dtype(op: Any, a: Any, b: Any, names: tuple[str, str]) -> tuple[Any, Any]:
+    if a._dtype is not b._dtype:
+        msg = _MESSAGES.get(op.name)
+        if msg is None:
+            msg = "expected m1 and m2 to have the same dtype, but got: {a} != {b}"
+        raise RuntimeError(
+            f"{op.name}(): "
+            + msg.format(a=a._dtype.name, b=b._dtype.name)
+            + f" (arguments '{names[0]}' and '{names[1]}'); convert one with .to()"
+        )
+    entry = op.result_dtypes.get(a._dtype)
+    if entry is None:
+        raise errors.unsupported_dtype(op.name, a._dtype)
+    return entry
+
+
+def _device(op: str, tensors: list[tuple[str, Any]]) -> Any:
+    first = tensors[0]
+    for name, t in tensors[1:]:
+        if t._device != first[1]._device:
+            raise errors.device_mismatch(op, (first[0], first[1]._device), (name, t._device))
+    return first[1]._device
+
+
+_SECOND = {
+    "mm": "mat2",
+    "bmm": "mat2",
+    "dot": "tensor",
+    "vdot": "other",
+    "outer": "vec2",
+    "matmul": "other",
+}
+
+
+def result_binary(op: Any, a: Any, b: Any) -> tuple[tuple[int, ...], Any, Any, Any]:
+    """(shape, compute dtype, result dtype, device) of matmul/mm/bmm/dot/vdot/outer."""
+    names = ("self", _SECOND[op.name])
+    _check_tensor(op.name, names[1], b)
+    dev = _device(op.name, [(names[0], a), (names[1], b)])
+    if op.name == "outer":
+        dt = tensor.result_type(a, b)
+        entry = op.result_dtypes.get(dt)
+        if entry is None:
+            raise errors.unsupported_dtype(op.name, dt)
+    else:
+        entry = _same_dtype(op, a, b, names)
+    shape = shapes.linalg_shape(op.name, _shape(a), _shape(b))
+    return shape, entry[0], entry[1], dev
+
+
+def result_addmm(op: Any, self: Any, m1: Any, m2: Any) -> tuple[tuple[int, ...], Any, Any, Any]:
+    dev = _device("addmm", [("self", self), ("mat1", m1), ("mat2", m2)])
+    if m1._dtype is not m2._dtype or self._dtype is not m1._dtype:
+        bad = m2 if m1._dtype is not m2._dtype else self
+        raise RuntimeError(
+            f"addmm(): self and mat2 must have the same dtype, but got {bad._dtype.name} and "
+            f"{m1._dtype.name} (arguments 'self', 'mat1', 'mat2' must share one dtype)"
+        )
+    entry = op.result_dtypes.get(m1._dtype)
+    if entry is None:
+        raise errors.unsupported_dtype("addmm", m1._dtype)
+    shape = shapes.linalg_shape("mm", _shape(m1), _shape(m2))
+    s = _shape(self)
+    if shapes.broadcast_shapes("addmm", s, shape, ("self", "mat1 @ mat2")) != shape:
+        raise RuntimeError(
+            f"addmm(): The expanded size of the tensor must match: argument 'self' has shape "
+            f"{list(s)}, which does not broadcast to the product's shape {list(shape)}"
+        )
+    return shape, entry[0], entry[1], dev
+
+
+def result_einsum(
+    op: Any, equation: str, operands: list[Any]
+) -> tuple[tuple[int, ...], Any, Any, Any]:
+    if not operands:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    for i, t in enumerate(operands):
+        _check_tensor("einsum", f"tensors[{i}]", t)
+    dev = _device("einsum", [(f"tensors[{i}]", t) for i, t in enumerate(operands)])
+    for i, t in enumerate(operands[1:], 1):
+        _same_dtype(op, operands[0], t, ("tensors[0]", f"tensors[{i}]"))
+    dt = operands[0]._dtype
+    shape = shapes.einsum_shape("einsum", equation, [_shape(t) for t in operands])
+    if len(operands) == 1:
+        # One operand: a permutation, a diagonal or a sum.  Sums follow sum's dtype rule
+        # (integers and bool accumulate in int64), as PyTorch's einsum does.
+        lhs, _, rhs = equation.replace(" ", "").partition("->")
+        labels = {c for c in lhs if c.isalpha()}
+        kept = (
+            {c for c in rhs if c.isalpha()}
+            if rhs or "->" in equation
+            else {c for c in labels if lhs.count(c) == 1}
+        )
+        if labels - kept and dt.kind <= 1:
+            return shape, tensor.int64, tensor.int64, dev
+        return shape, dt, dt, dev
+    if dt is tensor.bool:
+        raise errors.unsupported_dtype("einsum", dt, "tensors")
+    return shape, dt, dt, dev
+
+
+def result_tensordot(
+    op: Any, a: Any, b: Any, dims_a: Any, dims_b: Any
+) -> tuple[tuple[int, ...], Any, Any, Any]:
+    dev = _device("tensordot", [("self", a), ("other", b)])
+    entry = _same_dtype(op, a, b, ("self", "other"))
+    shape = shapes.tensordot_shape("tensordot", _shape(a), _shape(b), dims_a, dims_b)
+    return shape, entry[0], entry[1], dev
+
+
+def _cast(t: Any, cdt: Any) -> Any:
+    cdt = ACCUMULATE.get(cdt, cdt)
+    return t._array if t._dtype is cdt else t._array.astype(cdt.numpy_dtype)
+
+
+def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
+    """Data kernels: ``fns`` gives the namespace's matmul, dot, vdot, einsum, tensordot."""
+    xp, finish = ns.xp, ns.finish
+    matmul, dot, vdot = fns["matmul"], fns["dot"], fns["vdot"]
+    einsum, tensordot = fns["einsum"], fns["tensordot"]
+    out: dict[str, Any] = {}
+
+    def product(name: str, fn: Callable[[Any, Any], Any]) -> None:
+        op = tensor.op_info(name)
+
+        def kernel(self: Any, other: Any) -> Any:
+            _, cdt, odt, dev = result_binary(op, self, other)
+            return _make(finish(fn(_cast(self, cdt), _cast(other, cdt)), odt), odt, dev)
+
+        out[name] = rename(kernel, name, ns)
+
+    product("matmul", matmul)
+    product("mm", matmul)
+    product("bmm", matmul)
+    product("dot", dot)
+    product("vdot", vdot)
+    product("outer", lambda x, y: xp.multiply(x[:, None], y[None, :]))
+
+    addmm_op = tensor.op_info("addmm")
+
+    def addmm(self: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+        _, cdt, odt, dev = result_addmm(addmm_op, self, mat1, mat2)
+        prod = matmul(_cast(mat1, cdt), _cast(mat2, cdt))
+        if alpha != 1:
+            prod = prod * alpha
+        if beta != 0:  # beta == 0 ignores self, NaNs included (PyTorch's rule)
+            base = _cast(self, cdt)
+            prod = prod + (base if beta == 1 else base * beta)
+        return _make(finish(xp.broadcast_to(prod, prod.shape), odt), odt, dev)
+
+    out["addmm"] = rename(addmm, "addmm", ns)
+
+    einsum_op = tensor.op_info("einsum")
+
+    def einsum_kernel(equation: str, tensors: list[Any]) -> Any:
+        _, cdt, odt, dev = result_einsum(einsum_op, equation, tensors)
+        return _make(finish(einsum(equation, *[_cast(t, cdt) for t in tensors]), odt), odt, dev)
+
+    out["einsum"] = rename(einsum_kernel, "einsum", ns)
+
+    tensordot_op = tensor.op_info("tensordot")
+
+    def tensordot_kernel(self: Any, other: Any, dims_self: Any, dims_other: Any) -> Any:
+        _, cdt, odt, dev = result_tensordot(tensordot_op, self, other, dims_self, dims_other)
+        res = tensordot(_cast(self, cdt), _cast(other, cdt), (list(dims_self), list(dims_other)))
+        return _make(finish(res, odt), odt, dev)
+
+    out["tensordot"] = rename(tensordot_kernel, "tensordot", ns)
+    return out

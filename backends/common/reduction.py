@@ -1,0 +1,316 @@
+"""Reductions and scans: argument conventions and dtypes (``plan``), and kernel factories.
+
+Imports: ``tensor`` and ``backends.common``.
+
+``plan`` turns a call's ``dim``/``keepdim``/``dtype`` into the axes, result shape,
+compute dtype and result dtype, raising PyTorch's errors; the Meta kernels stop
+there.  ``reduction(op, fn, ns, convention)`` builds the data kernel of an
+operator whose math is ``fn(x, axes, keepdim, *extra)``.  ``convention`` names the
+argument list the operator's schema has (every kernel carries its schema's
+Python defaults, since the dispatcher passes arguments exactly as given).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import tensor
+from tensor import Tensor
+
+from . import errors, shapes
+from .elementwise import Namespace, rename
+
+__all__ = ["CONVENTIONS", "Plan", "plan", "reduction"]
+
+_make = Tensor._make
+# Half-precision floats accumulate in float32, as PyTorch's "opmath" does.
+_ACCUMULATE = {tensor.float16: tensor.float32, tensor.bfloat16: tensor.float32}
+# Reductions with no identity element: reducing an empty dim is an error.
+NO_IDENTITY = frozenset({"amax", "amin", "max", "min", "argmax", "argmin"})
+
+
+class Plan(NamedTuple):
+    axes: tuple[int, ...] | None  # None: every axis
+    shape: tuple[int, ...]
+    cdt: Any  # compute dtype
+    odt: Any  # result dtype
+
+
+def _to_dtype(op: str, value: Any) -> Any:
+    if isinstance(value, tensor.dtype):
+        return value
+    raise TypeError(
+        f"{op}(): argument 'dtype' must be a tensor dtype such as tt.float32, got {value!r}"
+    )
+
+
+def plan(
+    op: Any,
+    self: Any,
+    dim: Any,
+    keepdim: bool,
+    dtype: Any = None,
+    *,
+    accumulate: bool = False,
+) -> Plan:
+    """Axes, shape and dtypes of a reduction call, or PyTorch's error for it."""
+    name = op.name
+    shape = tuple(self._array.shape)
+    ndim = len(shape)
+    axes = shapes.normalize_dims(name, dim, ndim)
+    if ndim == 0:
+        axes = None  # dim 0 of a 0-d tensor is the tensor itself (NumPy has no such axis)
+    if dtype is not None:
+        odt = _to_dtype(name, dtype)
+        cdt = odt
+    else:
+        entry = op.result_dtypes.get(self._dtype)
+        if entry is None:
+            raise _dtype_error(name, self._dtype)
+        cdt, odt = entry
+    if accumulate:
+        cdt = _ACCUMULATE.get(cdt, cdt)
+    if name in NO_IDENTITY and 0 in shape:
+        if axes is None:
+            raise (IndexError if name.startswith("arg") else RuntimeError)(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                f"Specify the reduction dim with the 'dim' argument."
+            )
+        for a in axes:
+            if shape[a] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+    return Plan(axes, shapes.reduced_shape(shape, axes, keepdim), cdt, odt)
+
+
+def _dtype_error(name: str, dt: Any) -> Exception:
+    if name == "mean":
+        return RuntimeError(
+            f"mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {dt.name}. Pass dtype=tt.float32 or convert the input."
+        )
+    if name in ("var", "std"):
+        return RuntimeError(
+            f"{name}(): std and var only support floating point and complex dtypes (argument "
+            f"'self' is {dt.name})"
+        )
+    if name in ("norm", "linalg_vector_norm"):
+        return RuntimeError(
+            f"{name}(): input dtype should be either floating point or complex. Got {dt.name} "
+            f"instead (argument 'self')."
+        )
+    return errors.unsupported_dtype(name, dt)
+
+
+# -- conventions: the argument list of each schema, mapped onto (dim, keepdim, dtype, extra) ---
+def _run(op: Any, fn: Callable[..., Any], ns: Namespace, accumulate: bool) -> Callable[..., Any]:
+    finish = ns.finish
+
+    def run(self: Any, dim: Any, keepdim: bool, dtype: Any, *extra: Any) -> Any:
+        p = plan(op, self, dim, keepdim, dtype, accumulate=accumulate)
+        x = self._array
+        if self._dtype is not p.cdt:
+            x = x.astype(p.cdt.numpy_dtype)
+        out = fn(x, p.axes, keepdim, *extra)
+        return _make(finish(out, p.odt), p.odt, self._device)
+
+    return run
+
+
+def _dims_dtype(
+    op: Any, fn: Any, ns: Namespace, accumulate: bool, whole: Any = None
+) -> Callable[..., Any]:
+    # sum, mean: (self, dim=None, keepdim=False, *, dtype=None)
+    run = _run(op, fn, ns, accumulate)
+    direct = {d: o for d, (c, o) in op.result_dtypes.items() if c is d and d not in _ACCUMULATE}
+    ndarray, asarray = ns.ndarray, ns.asarray
+    if whole is None:
+        whole = _whole_from(fn)
+
+    def kernel(self: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
+        if dim is None and dtype is None and not keepdim:
+            odt = direct.get(self._dtype)
+            if odt is not None:  # `x.sum()`: whole-tensor reduction, no cast, one call
+                out = whole(self._array, None)
+                if type(out) is not ndarray:
+                    out = asarray(out)
+                return _make(out, odt, self._device)
+        return run(self, dim, keepdim, dtype)
+
+    return kernel
+
+
+def _whole_from(fn: Any) -> Any:
+    def whole(x: Any, axes: Any) -> Any:
+        return fn(x, axes, False)
+
+    return whole
+
+
+def _dim_dtype(op: Any, fn: Any, ns: Namespace, accumulate: bool) -> Callable[..., Any]:
+    # prod: (self, dim=None, keepdim=False, *, dtype=None)
+    run = _run(op, fn, ns, accumulate)
+
+    def kernel(self: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
+        return run(self, dim, keepdim, dtype)
+
+    return kernel
+
+
+def _dims(op: Any, fn: Any, ns: Namespace, accumulate: bool) -> Callable[..., Any]:
+    # amax, amin, all, any, argmax, argmin, logsumexp: (self, dim=..., keepdim=False)
+    run = _run(op, fn, ns, accumulate)
+
+    def kernel(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
+        return run(self, dim, keepdim, None)
+
+    return kernel
+
+
+def _count(op: Any, fn: Any, ns: Namespace, accumulate: bool) -> Callable[..., Any]:
+    # count_nonzero: (self, dim=None)
+    run = _run(op, fn, ns, accumulate)
+
+    def kernel(self: Any, dim: Any = None) -> Any:
+        return run(self, dim, False, None)
+
+    return kernel
+
+
+def _correction(op: Any, fn: Any, ns: Namespace, accumulate: bool) -> Callable[..., Any]:
+    # var, std: (self, dim=None, *, correction=None, keepdim=False)
+    run = _run(op, fn, ns, accumulate)
+
+    def kernel(self: Any, dim: Any = None, *, correction: Any = None, keepdim: bool = False) -> Any:
+        return run(self, dim, keepdim, None, 1 if correction is None else correction)
+
+    return kernel
+
+
+def _p_norm(op: Any, fn: Any, ns: Namespace, accumulate: bool) -> Callable[..., Any]:
+    # norm, linalg_vector_norm: (self, p=2, dim=None, keepdim=False, *, dtype=None)
+    finish = ns.finish
+
+    def kernel(
+        self: Any, p: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+    ) -> Any:
+        pl = plan(op, self, dim, keepdim, accumulate=accumulate)
+        cdt, odt = pl.cdt, pl.odt
+        if dtype is not None:
+            cdt = _to_dtype(op.name, dtype)
+            if cdt.kind < 2:
+                raise RuntimeError(
+                    f"{op.name}(): the dtype argument must be a floating point or complex dtype, "
+                    f"got {cdt.name}"
+                )
+            odt = cdt.to_real()
+        x = self._array
+        if self._dtype is not cdt:
+            x = x.astype(cdt.numpy_dtype)
+        out = fn(x, pl.axes, keepdim, 2 if p is None else p)
+        return _make(finish(out, odt), odt, self._device)
+
+    return kernel
+
+
+def _scan(op: Any, fn: Any, ns: Namespace, accumulate: bool) -> Callable[..., Any]:
+    # cumsum, cumprod: (self, dim, *, dtype=None)
+    finish = ns.finish
+
+    def kernel(self: Any, dim: Any, *, dtype: Any = None) -> Any:
+        p = plan(op, self, dim, True, dtype, accumulate=accumulate)
+        x = self._array
+        if self._dtype is not p.cdt:
+            x = x.astype(p.cdt.numpy_dtype)
+        axis = p.axes[0] if p.axes else 0
+        out = fn(x, axis) if x.ndim else x.copy()
+        return _make(finish(out, p.odt), p.odt, self._device)
+
+    return kernel
+
+
+CONVENTIONS: dict[str, Callable[..., Any]] = {
+    "dims_dtype": _dims_dtype,
+    "dim_dtype": _dim_dtype,
+    "dims": _dims,
+    "count": _count,
+    "correction": _correction,
+    "p": _p_norm,
+    "scan": _scan,
+}
+# The argument list of each reduction's schema (see tensor's operator table).
+CONVENTION_OF = {
+    "sum": "dims_dtype",
+    "mean": "dims_dtype",
+    "prod": "dim_dtype",
+    "amax": "dims",
+    "amin": "dims",
+    "argmax": "dims",
+    "argmin": "dims",
+    "all": "dims",
+    "any": "dims",
+    "logsumexp": "dims",
+    "count_nonzero": "count",
+    "var": "correction",
+    "std": "correction",
+    "norm": "p",
+    "linalg_vector_norm": "p",
+    "cumsum": "scan",
+    "cumprod": "scan",
+}
+
+
+def reduction(
+    op: Any,
+    fn: Callable[..., Any],
+    ns: Namespace,
+    *,
+    accumulate: bool = False,
+    whole: Callable[[Any, Any], Any] | None = None,
+) -> Callable[..., Any]:
+    """The data kernel of reduction ``op`` computing ``fn(x, axes, keepdim, *extra)``.
+
+    ``whole(x, None)``, when given, computes the whole-tensor reduction in one call
+    (``np.add.reduce``): ``x.sum()`` on a tiny tensor is a hot call (ci/bench/ops.py).
+    """
+    convention = CONVENTION_OF[op.name]
+    if convention == "dims_dtype":
+        kernel = _dims_dtype(op, fn, ns, accumulate, whole)
+    else:
+        kernel = CONVENTIONS[convention](op, fn, ns, accumulate)
+    return rename(kernel, op.name, ns)
+
+
+def max_min_dim(op: Any, fn: Callable[..., Any], ns: Namespace) -> Callable[..., Any]:
+    """``max.dim``/``min.dim``: (values, indices) with ``fn(x, axis) -> indices``."""
+    xp, finish = ns.xp, ns.finish
+
+    def kernel(self: Any, dim: Any, keepdim: bool = False) -> Any:
+        p = plan(op, self, dim, keepdim)
+        x = self._array
+        axis = p.axes[0] if p.axes else 0
+        if x.ndim == 0:
+            values, indices = x.copy(), xp.zeros((), dtype="int64")
+        else:
+            idx = fn(x, axis)
+            values = xp.take_along_axis(x, xp.expand_dims(idx, axis=axis), axis=axis)
+            indices = xp.expand_dims(idx, axis=axis) if keepdim else idx
+            if not keepdim:
+                values = xp.squeeze(values, axis=axis)
+        dev = self._device
+        return (
+            _make(finish(values, p.odt), p.odt, dev),
+            _make(finish(indices, tensor.int64), tensor.int64, dev),
+        )
+
+    return rename(kernel, f"{op.name}_dim", ns)
+
+
+def max_min_all(op: Any, fn: Callable[..., Any], ns: Namespace) -> Callable[..., Any]:
+    """``max(self)``/``min(self)``: the whole-tensor extreme (NaN if any)."""
+    run = _run(op, fn, ns, False)
+
+    def kernel(self: Any) -> Any:
+        return run(self, None, False, None)
+
+    return rename(kernel, op.name, ns)

@@ -1,0 +1,121 @@
+"""Kernels of the three-operand elementwise operators (where, lerp, clamp), written once.
+
+Imports: ``tensor`` and ``backends.common``.  Each factory takes the operator's
+table row and a ``Namespace`` and returns ``{qualified overload name: kernel}``;
+``meta_*`` functions give the result's (shape, dtype) for the Meta backend, and the
+data kernels use them too, so both raise the same errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tensor
+from tensor import Tensor
+
+from . import errors, shapes
+from .elementwise import Namespace, rename
+
+__all__ = ["kernels", "result"]
+
+_make = Tensor._make
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return tuple(x._array.shape) if isinstance(x, Tensor) else ()
+
+
+def _array(x: Any, cdt: tensor.dtype, xp: Any) -> Any:
+    if isinstance(x, Tensor):
+        return x._array if x._dtype is cdt else x._array.astype(cdt.numpy_dtype)
+    return xp.asarray(x).astype(cdt.numpy_dtype)
+
+
+def result(op: Any, *args: Any) -> tuple[tuple[int, ...], tensor.dtype, tensor.dtype]:
+    """(shape, compute dtype, result dtype) of a where/lerp/clamp call, or PyTorch's error."""
+    name = op.name
+    if name == "where":
+        condition, x, y = args
+        if condition._dtype is not tensor.bool:
+            raise errors.bad_dtype(
+                "where",
+                f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                f"{condition._dtype.name} (argument 'condition')",
+            )
+        dt = tensor.result_type(x, y)
+        named = [("condition", _shape(condition)), ("self", _shape(x)), ("other", _shape(y))]
+    elif name == "lerp":
+        x, end, weight = args
+        for arg, value in (("end", end), ("weight", weight)):
+            if isinstance(value, Tensor) and value._dtype is not x._dtype and value._array.ndim:
+                raise errors.bad_dtype(
+                    "lerp",
+                    f"expected dtype {x._dtype.name} for `{arg}` but got dtype {value._dtype.name}",
+                )
+        dt = x._dtype
+        named = [("self", _shape(x)), ("end", _shape(end)), ("weight", _shape(weight))]
+    else:  # clamp
+        x, lo, hi = args
+        if lo is None and hi is None:
+            raise RuntimeError("clamp(): At least one of 'min' or 'max' must not be None")
+        dt = tensor.result_type(x, *(v for v in (lo, hi) if v is not None))
+        named = [("self", _shape(x))] + [
+            (arg, _shape(v)) for arg, v in (("min", lo), ("max", hi)) if v is not None
+        ]
+    entry = op.result_dtypes.get(dt)
+    if entry is None:
+        raise errors.unsupported_dtype(name, dt)
+    return shapes.broadcast_all(name, named), entry[0], entry[1]
+
+
+def _device(*args: Any) -> Any:
+    # The device of the first dimensioned tensor (a 0-d CPU tensor may join any device).
+    for a in args:
+        if isinstance(a, Tensor) and a._array.ndim:
+            return a._device
+    for a in args:
+        if isinstance(a, Tensor):
+            return a._device
+    return tensor.device("cpu")
+
+
+def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
+    """Data kernels of ``where``, ``lerp`` or ``clamp`` for the namespace of ``ns``."""
+    xp, finish = ns.xp, ns.finish
+
+    if op.name == "where":
+
+        def where(condition: Any, self: Any, other: Any) -> Any:
+            _, cdt, odt = result(op, condition, self, other)
+            c = condition._array
+            out = xp.where(c, _array(self, cdt, xp), _array(other, cdt, xp))
+            return _make(finish(out, odt), odt, _device(condition, self, other))
+
+        rename(where, "where", ns)
+        return {f"where.{ov}": where for ov in ("self", "ScalarOther", "ScalarSelf", "Scalar")}
+
+    if op.name == "lerp":
+
+        def lerp(self: Any, end: Any, weight: Any) -> Any:
+            _, cdt, odt = result(op, self, end, weight)
+            x, e = _array(self, cdt, xp), _array(end, cdt, xp)
+            w = _array(weight, cdt, xp)
+            diff = e - x
+            # PyTorch's formula: exact at both ends of [0, 1].
+            out = xp.where(xp.abs(w) < 0.5, x + w * diff, e - diff * (1 - w))
+            return _make(finish(out, odt), odt, _device(self, end, weight))
+
+        rename(lerp, "lerp", ns)
+        return {"lerp.Scalar": lerp, "lerp.Tensor": lerp}
+
+    def clamp(self: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
+        _, cdt, odt = result(op, self, min, max)
+        out = _array(self, cdt, xp)
+        if min is not None:
+            out = xp.maximum(out, _array(min, cdt, xp))
+        if max is not None:
+            out = xp.minimum(out, _array(max, cdt, xp))
+        return _make(finish(out, odt), odt, _device(self, min, max))
+
+    rename(clamp, "clamp", ns)
+    return {"clamp": clamp, "clamp.Tensor": clamp}

@@ -1,0 +1,42 @@
+"""CPU kernels of the factories and random numbers (NumPy arrays, NumPy's PCG64 engine).
+
+Imports: NumPy, ``dispatch``, ``tensor`` and ``backends.common``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import tensor
+from dispatch import Library
+
+from ..common import creation
+from ..common.elementwise import Namespace
+
+__all__ = ["numpy_engine", "register"]
+
+NS = Namespace(np.ndarray, __name__, asarray=np.asarray)
+
+
+def numpy_engine(seed: int) -> np.random.Generator:
+    """The CPU random engine of a seed: NumPy's PCG64 (same seed, same numbers)."""
+    return np.random.Generator(np.random.PCG64(seed))
+
+
+def _engine(generator: Any, device: Any) -> np.random.Generator:
+    gen = generator if generator is not None else tensor.default_generator(device)
+    if not isinstance(gen, tensor.Generator):
+        raise TypeError(f"argument 'generator' must be a tt.Generator, got {type(gen).__name__}")
+    if gen.device.type != "cpu":
+        raise RuntimeError(
+            f"Expected a 'cpu' device type for generator but found '{gen.device.type}' "
+            f"(argument 'generator'); use a generator of the tensor's device"
+        )
+    return gen.engine(numpy_engine)  # type: ignore[no-any-return]
+
+
+def register(lib: Library) -> None:
+    for qualname, kernel in creation.kernels(NS, _engine).items():
+        lib.impl(qualname, kernel, "CPU")

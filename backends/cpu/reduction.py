@@ -1,0 +1,126 @@
+"""CPU kernels of the reductions and scans: one row per operator, NumPy doing the math.
+
+Imports: NumPy, ``dispatch``, ``tensor`` and ``backends.common``.
+
+Each row of ``REDUCTIONS`` is ``(fn, accumulate)``: ``fn(x, axes, keepdim, *extra)``
+with ``axes`` None (all) or a tuple, and whether half-precision inputs are
+accumulated in float32 (PyTorch does, for sums and products).  The argument
+conventions and dtype rules are shared (``backends.common.reduction``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import tensor
+from dispatch import Library
+
+from ..common import reduction as red
+from ..common.elementwise import Namespace
+
+__all__ = ["REDUCTIONS", "register"]
+
+NS = Namespace(np.ndarray, __name__, asarray=np.asarray)
+
+
+def _one(axes: tuple[int, ...] | None) -> int | None:
+    return None if axes is None else axes[0]
+
+
+def _sum(x: Any, axes: Any, keepdim: bool) -> Any:
+    return np.add.reduce(x, axis=axes, keepdims=keepdim)
+
+
+def _count(x: Any, axes: Any) -> int:
+    if axes is None:
+        return int(x.size)
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    return n
+
+
+def _mean(x: Any, axes: Any, keepdim: bool) -> Any:
+    # Not np.mean: its empty-slice warnings come from NumPy's own module (not filtered).
+    return np.true_divide(np.add.reduce(x, axis=axes, keepdims=keepdim), _count(x, axes))
+
+
+def _var(x: Any, axes: Any, keepdim: bool, correction: Any) -> Any:
+    n = _count(x, axes)
+    d = x - np.true_divide(np.add.reduce(x, axis=axes, keepdims=True), n)
+    sq = (d.real * d.real + d.imag * d.imag) if d.dtype.kind == "c" else d * d
+    # PyTorch clamps the divisor at 0: too few elements give inf or nan, never a sign flip.
+    return np.true_divide(np.add.reduce(sq, axis=axes, keepdims=keepdim), max(n - correction, 0))
+
+
+def _logsumexp(x: Any, axes: Any, keepdim: bool) -> Any:
+    if x.size == 0:
+        return np.log(np.add.reduce(np.exp(x), axis=axes, keepdims=keepdim))
+    m = np.maximum.reduce(x, axis=axes, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    out = np.log(np.add.reduce(np.exp(x - m), axis=axes, keepdims=True)) + m
+    return out if keepdim else np.squeeze(out, axis=axes)
+
+
+def _norm(x: Any, axes: Any, keepdim: bool, p: Any) -> Any:
+    a = np.abs(x)
+    if p == 2:
+        return np.sqrt(np.add.reduce(a * a, axis=axes, keepdims=keepdim))
+    if p == 1:
+        return np.add.reduce(a, axis=axes, keepdims=keepdim)
+    if p == float("inf"):
+        return np.maximum.reduce(a, axis=axes, keepdims=keepdim, initial=0)
+    if p == float("-inf"):
+        return np.minimum.reduce(a, axis=axes, keepdims=keepdim)
+    if p == 0:
+        return np.add.reduce((a != 0).astype(a.dtype), axis=axes, keepdims=keepdim)
+    return np.power(np.add.reduce(np.power(a, p), axis=axes, keepdims=keepdim), 1.0 / p)
+
+
+REDUCTIONS: dict[str, tuple[Any, bool]] = {
+    "sum": (_sum, True),
+    "mean": (_mean, True),
+    "prod": (lambda x, axes, keepdim: np.multiply.reduce(x, axis=axes, keepdims=keepdim), True),
+    "amax": (lambda x, axes, keepdim: np.maximum.reduce(x, axis=axes, keepdims=keepdim), False),
+    "amin": (lambda x, axes, keepdim: np.minimum.reduce(x, axis=axes, keepdims=keepdim), False),
+    "argmax": (lambda x, axes, keepdim: np.argmax(x, axis=_one(axes), keepdims=keepdim), False),
+    "argmin": (lambda x, axes, keepdim: np.argmin(x, axis=_one(axes), keepdims=keepdim), False),
+    "all": (lambda x, axes, keepdim: np.all(x, axis=axes, keepdims=keepdim), False),
+    "any": (lambda x, axes, keepdim: np.any(x, axis=axes, keepdims=keepdim), False),
+    "logsumexp": (_logsumexp, True),
+    "count_nonzero": (lambda x, axes, keepdim: np.count_nonzero(x, axis=axes), False),
+    "var": (_var, True),
+    "std": (lambda x, axes, keepdim, c: np.sqrt(_var(x, axes, keepdim, c)), True),
+    "norm": (_norm, True),
+    "linalg_vector_norm": (_norm, True),
+    "cumsum": (lambda x, axis: np.cumsum(x, axis=axis), True),
+    "cumprod": (lambda x, axis: np.cumprod(x, axis=axis), True),
+}
+# Whole-tensor reductions in one call, for the kernels' fast path (x.sum()).
+WHOLE: dict[str, Any] = {"sum": np.add.reduce}
+# max(self) / max.dim / min(self) / min.dim: (whole-tensor fn, index fn along an axis).
+# max.other / min.other are maximum / minimum: composites in tensor._composite.
+EXTREMES: dict[str, tuple[Any, Any]] = {
+    "max": (REDUCTIONS["amax"][0], np.argmax),
+    "min": (REDUCTIONS["amin"][0], np.argmin),
+}
+
+
+def kernels() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, (fn, accumulate) in REDUCTIONS.items():
+        out[name] = red.reduction(
+            tensor.op_info(name), fn, NS, accumulate=accumulate, whole=WHOLE.get(name)
+        )
+    for name, (whole, index) in EXTREMES.items():
+        op = tensor.op_info(name)
+        out[name] = red.max_min_all(op, whole, NS)
+        out[f"{name}.dim"] = red.max_min_dim(op, index, NS)
+    return out
+
+
+def register(lib: Library) -> None:
+    for qualname, kernel in kernels().items():
+        lib.impl(qualname, kernel, "CPU")

@@ -1,0 +1,29 @@
+"""The Meta backend: kernels that compute result shapes and dtypes, never data.
+
+Imports: ``dispatch``, ``tensor`` and ``backends.common``.
+
+Every kernel is built from the shape rules in ``backends.common.shapes`` and the
+dtype rules of the operator table, the same ones the data kernels use, so a
+meta tensor's result has the shape and dtype the CPU result would have.
+"""
+
+from __future__ import annotations
+
+from dispatch import Library
+
+from . import creation, elementwise, linalg, reduction
+
+__all__ = ["LIB", "register"]
+
+LIB: Library | None = None
+
+
+def register() -> None:
+    """Register the Meta kernels (once; later calls do nothing)."""
+    global LIB
+    if LIB is not None:
+        return
+    lib = Library("core", "IMPL")
+    for module in (elementwise, reduction, linalg, creation):
+        module.register(lib)
+    LIB = lib

@@ -1,0 +1,136 @@
+"""``tensor``: the Tensor, its dtypes and devices, factories, and the built-in operators.
+
+Imports: ``dispatch``, NumPy, array_api_compat, ml_dtypes; at the end, ``backends``
+(which registers the CPU and Meta kernels; CUDA kernels load on first use).
+
+    >>> import tensor as tt
+    >>> x = tt.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> (tt.sin(x) @ x + 1).shape
+    tt.Size([2, 2])
+    >>> x.sum(dim=1).tolist()
+    [3.0, 7.0]
+
+Every ``tt.<name>`` operator function and Tensor method is generated from the
+operator table (``tensor._optable``) and calls ``ops.core.<name>.<overload>``.
+"""
+
+from __future__ import annotations
+
+import warnings as _warnings
+
+from . import _api, autograd, return_types
+from ._convert import MetaArray
+from ._device import device
+from ._dtype import ALIASES as _ALIASES
+from ._dtype import (
+    bfloat16,
+    bool,
+    complex64,
+    complex128,
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    set_default_dtype,
+    uint8,
+)
+from ._factories import as_tensor, from_dlpack, from_numpy, tensor
+from ._optable import OP_TABLE, OpInfo
+from ._optable import by_name as op_info
+from ._promotion import can_cast, promote_types, result_type
+from ._random import Generator, default_generator, initial_seed, manual_seed, seed
+from ._tensor import Size, Tensor
+from .autograd import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+
+half, float, double = _ALIASES["half"], _ALIASES["float"], _ALIASES["double"]  # noqa: A001
+short, int, long = _ALIASES["short"], _ALIASES["int"], _ALIASES["long"]  # noqa: A001
+cfloat, cdouble = _ALIASES["cfloat"], _ALIASES["cdouble"]
+
+# tt.add, tt.sin, tt.sum, ... (generated; see tensor._api).  Dotted names go to their
+# namespaces (tt.linalg.vector_norm); the nn.functional ones wait for tensor.nn.
+_GENERATED = {name: fn for name, fn in _api.FUNCTIONS.items() if "." not in name}
+globals().update(_GENERATED)
+
+__all__ = [
+    "OP_TABLE",
+    "Generator",
+    "MetaArray",
+    "OpInfo",
+    "Size",
+    "Tensor",
+    "as_tensor",
+    "autograd",
+    "bfloat16",
+    "bool",
+    "can_cast",
+    "cdouble",
+    "cfloat",
+    "complex64",
+    "complex128",
+    "cuda",
+    "default_generator",
+    "device",
+    "double",
+    "dtype",
+    "enable_grad",
+    "float",
+    "float16",
+    "float32",
+    "float64",
+    "from_dlpack",
+    "from_numpy",
+    "get_default_dtype",
+    "half",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "initial_seed",
+    "int",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "linalg",
+    "long",
+    "manual_seed",
+    "no_grad",
+    "op_info",
+    "promote_types",
+    "result_type",
+    "return_types",
+    "seed",
+    "set_default_dtype",
+    "set_grad_enabled",
+    "short",
+    "tensor",
+    "uint8",
+    *sorted(_GENERATED),
+]
+
+# Last: the backends import the names above, then register their kernels here.
+import backends.cpu as _cpu  # noqa: E402
+import backends.meta as _meta  # noqa: E402
+
+from . import _composite, cuda, linalg  # noqa: E402
+
+_composite.register()
+_cpu.register()
+_meta.register()
+autograd.register()
+
+# NumPy warns about inf/nan results (log(0), 0/0, overflow); PyTorch does not.  Ignore
+# those RuntimeWarnings when they come from this package's or the backends' own code
+# (the filter matches the module that called NumPy), and only those.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"(tensor|backends)(\.|$)")

@@ -1,0 +1,219 @@
+"""Arrays on devices: Python data and NumPy/DLPack objects in, the array a Tensor wraps out.
+
+Imports: NumPy and ``tensor._dtype``/``_device`` (not the Tensor class).
+
+A tensor wraps a NumPy array on the CPU, a ``MetaArray`` (shape and dtype, no
+data) on "meta", and a CuPy array on CUDA.  CUDA support is plugged in by
+``backends.cuda`` through ``set_cuda_hooks`` when a GPU is present, so this
+module never imports CuPy itself.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import _dtype
+from ._device import CPU, META, device
+from ._dtype import dtype
+
+__all__ = [
+    "MetaArray",
+    "array_from_data",
+    "cuda_from_dlpack",
+    "move_array",
+    "set_cuda_hooks",
+    "to_numpy",
+]
+
+
+class MetaArray:
+    """The array of a meta tensor: shape and dtype, never data.
+
+    Meta kernels build these from shape rules; nothing can read values from one.
+    """
+
+    __slots__ = ("dtype", "ndim", "shape", "size")
+
+    def __init__(self, shape: tuple[int, ...], np_dtype: np.dtype[Any]) -> None:
+        self.shape = shape
+        self.ndim = len(shape)
+        self.dtype = np_dtype
+        size = 1
+        for n in shape:
+            size *= n
+        self.size = size
+
+    def astype(self, np_dtype: Any, copy: bool = True) -> MetaArray:
+        return MetaArray(self.shape, np.dtype(np_dtype))
+
+    def copy(self) -> MetaArray:
+        return MetaArray(self.shape, self.dtype)
+
+    def __repr__(self) -> str:
+        return f"MetaArray(shape={self.shape}, dtype={self.dtype})"
+
+
+class _CudaHooks:
+    # Filled in by backends.cuda when CuPy and a GPU are present.
+    to_device: Callable[[np.ndarray, int], Any] | None = None
+    to_numpy: Callable[[Any], np.ndarray] | None = None
+    from_dlpack: Callable[[Any], Any] | None = None
+    array_type: type | None = None
+
+
+def set_cuda_hooks(
+    to_device: Callable[[np.ndarray, int], Any],
+    to_numpy: Callable[[Any], np.ndarray],
+    array_type: type,
+    from_dlpack: Callable[[Any], Any],
+) -> None:
+    """Let ``backends.cuda`` teach tensors to move arrays to and from CUDA devices."""
+    _CudaHooks.to_device = to_device
+    _CudaHooks.to_numpy = to_numpy
+    _CudaHooks.array_type = array_type
+    _CudaHooks.from_dlpack = from_dlpack
+
+
+def cuda_from_dlpack(obj: Any) -> Any:
+    """A CuPy array sharing memory with a CUDA DLPack object."""
+    if _CudaHooks.from_dlpack is None:
+        raise _cuda_unavailable("from_dlpack()")
+    return _CudaHooks.from_dlpack(obj)
+
+
+def _cuda_unavailable(op: str) -> RuntimeError:
+    return RuntimeError(
+        f"{op}: CUDA is not available (CuPy or a GPU is missing), so no tensor can be "
+        f"placed on a 'cuda' device. Use device='cpu', or check tt.cuda.is_available() first."
+    )
+
+
+def to_numpy(array: Any, *, op: str = "numpy()") -> np.ndarray:
+    """The data of a tensor's array as a NumPy array (no copy on the CPU)."""
+    if type(array) is np.ndarray:
+        return array
+    if type(array) is MetaArray:
+        raise NotImplementedError(
+            f"{op}: cannot read the data of a meta tensor; meta tensors have a shape and a "
+            f"dtype but no data. Compute on a 'cpu' tensor to get values."
+        )
+    if _CudaHooks.to_numpy is not None and isinstance(array, _CudaHooks.array_type or ()):
+        return _CudaHooks.to_numpy(array)
+    return np.asarray(array)
+
+
+def move_array(array: Any, target: device, np_dtype: Any = None, *, copy: bool = False) -> Any:
+    """``array`` converted to ``np_dtype`` (if given) and placed on ``target``."""
+    kind = target.type
+    if kind == "meta":
+        return MetaArray(tuple(array.shape), np.dtype(np_dtype or array.dtype))
+    if kind == "cpu":
+        out = to_numpy(array, op="to()")
+        if np_dtype is not None and out.dtype != np_dtype:
+            return out.astype(np_dtype)
+        return out.copy() if copy and out is array else out
+    if kind == "cuda":
+        if _CudaHooks.to_device is None:
+            raise _cuda_unavailable("to()")
+        host = array if type(array) is np.ndarray else None
+        if host is None and type(array) is MetaArray:
+            to_numpy(array, op="to()")  # raises the meta error
+        if host is None:
+            host = to_numpy(array)
+        if np_dtype is not None and host.dtype != np_dtype:
+            host = host.astype(np_dtype)
+        return _CudaHooks.to_device(host, target.index or 0)
+    raise RuntimeError(f"to(): unknown device {target}")
+
+
+_KIND_TO_DTYPE = {"b": _dtype.bool, "i": _dtype.int64, "u": _dtype.int64}
+
+
+def _python_data_dtype(arr: np.ndarray) -> dtype:
+    # Python data: ints are int64, floats the default dtype, complex the default complex.
+    kind = arr.dtype.kind
+    if kind == "f":
+        return _dtype.get_default_dtype()
+    if kind == "c":
+        return _dtype.get_default_complex_dtype()
+    found = _KIND_TO_DTYPE.get(kind)
+    if found is None:
+        raise TypeError(
+            f"tensor(): could not infer a dtype from the data (NumPy made {arr.dtype}); "
+            f"pass numbers, booleans or (nested) lists of them"
+        )
+    return found
+
+
+def _ragged_message(data: Any) -> str:
+    def walk(x: Any, depth: int) -> str | None:
+        if not isinstance(x, (list, tuple)) or not x:
+            return None
+        lengths = [len(e) if isinstance(e, (list, tuple)) else None for e in x]
+        first = lengths[0]
+        for n in lengths[1:]:
+            if n != first:
+                return f"expected sequence of length {first} at dim {depth + 1} (got {n})"
+        for e in x:
+            msg = walk(e, depth + 1)
+            if msg:
+                return msg
+        return None
+
+    return walk(data, 0) or "the nested lists are not rectangular"
+
+
+def array_from_data(
+    data: Any, dtype: dtype | None, target: device, *, copy: bool = True
+) -> tuple[Any, dtype]:
+    """An array on ``target`` holding ``data`` (Python numbers, lists, arrays, tensors)."""
+    inner = getattr(data, "_array", None)
+    if inner is not None and hasattr(data, "_dtype"):  # a Tensor
+        src_dtype = data._dtype
+        out_dtype = src_dtype if dtype is None else dtype
+        np_dtype = None if out_dtype is src_dtype else out_dtype.numpy_dtype
+        return move_array(inner, target, np_dtype, copy=copy), out_dtype
+    if isinstance(data, (np.ndarray, np.generic)):
+        arr = np.asarray(data)
+        out_dtype = _dtype.from_numpy(arr.dtype) if dtype is None else dtype
+    elif isinstance(data, (builtins.bool, int, float, complex, list, tuple)):
+        try:
+            arr = np.array(data)
+        except ValueError as e:
+            raise ValueError(f"tensor(): {_ragged_message(data)}") from e
+        except OverflowError as e:
+            raise RuntimeError(f"tensor(): {e} (values must fit in int64)") from e
+        if arr.dtype == object:
+            raise ValueError(f"tensor(): {_ragged_message(data)}")
+        out_dtype = _python_data_dtype(arr) if dtype is None else dtype
+    elif hasattr(data, "__dlpack__") or hasattr(data, "__array__"):
+        if _CudaHooks.array_type is not None and isinstance(data, _CudaHooks.array_type):
+            arr = _CudaHooks.to_numpy(data)  # type: ignore[misc]
+        else:
+            arr = np.asarray(data)
+        out_dtype = _dtype.from_numpy(arr.dtype) if dtype is None else dtype
+    else:
+        raise TypeError(
+            f"tensor(): could not make a tensor from an object of type {type(data).__name__}; "
+            f"pass a number, a (nested) list, a NumPy array or a tensor"
+        )
+    np_dtype = out_dtype.numpy_dtype
+    if target is CPU:
+        if arr.dtype != np_dtype:
+            return _cast(arr, np_dtype), out_dtype
+        if copy:
+            return np.array(arr, copy=True, order="C"), out_dtype
+        return arr, out_dtype
+    if target is META:
+        return MetaArray(arr.shape, np_dtype), out_dtype
+    return move_array(arr, target, np_dtype), out_dtype
+
+
+def _cast(arr: np.ndarray, np_dtype: np.dtype[Any]) -> np.ndarray:
+    # Python ints out of a small int type's range wrap, as they do in C (and PyTorch).
+    with np.errstate(over="ignore", invalid="ignore"):
+        return arr.astype(np_dtype, order="C")

@@ -1,0 +1,682 @@
+"""The Tensor class: an array-API array with its dtype, device and dispatch keys.
+
+Imports: NumPy, ``dispatch`` and ``tensor``'s ``_dtype``, ``_device``, ``_convert``,
+``_repr``.  The operator methods (``__add__``, ``sum``, ``sin`` ...) are not
+written here: ``tensor._ops`` generates them from the operator table and sets
+them on the class.
+
+Two constructors: ``Tensor(data, dtype=..., device=...)`` is the friendly public
+one; ``_make(array, dtype, device)`` is the private one kernels use.  It skips
+validation and sets the slots directly (see Note [Fast construction]).
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from dispatch import REQUIRES_GRAD_BIT, DispatchKey, DispatchKeySet, ops
+
+from . import _convert, _dtype, _repr, autograd
+from ._convert import MetaArray
+from ._device import CPU, META, device, to_device
+from ._dtype import dtype
+
+__all__ = ["Size", "Tensor", "make", "make_meta", "shared_version_counter", "wrap_number"]
+
+_new = object.__new__
+# Keys a subclass with __dispatch__ adds (SEMANTICS.md §2: Python + PythonTLSSnapshot).
+_PYTHON_BITS = DispatchKeySet([DispatchKey.Python, DispatchKey.PythonTLSSnapshot]).bits
+
+
+class _HookHandle:
+    """What ``register_hook`` returns: ``remove()`` takes the hook out again."""
+
+    __slots__ = ("hook", "hooks")
+
+    def __init__(self, hooks: list[Any], hook: Any) -> None:
+        self.hooks, self.hook = hooks, hook
+
+    def remove(self) -> None:
+        if self.hook in self.hooks:
+            self.hooks.remove(self.hook)
+
+
+class Size(tuple):  # type: ignore[type-arg]
+    """A tensor's shape: a tuple of ints (``tt.Size([2, 3])``), as ``torch.Size``."""
+
+    __slots__ = ()
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __repr__(self) -> str:
+        return f"tt.Size({list(self)})"
+
+
+class Tensor:
+    """A multi-dimensional array on a device, whose operations go through the dispatcher.
+
+    >>> import tensor as tt
+    >>> x = tt.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> x.shape, x.dtype, x.device
+    (tt.Size([2, 2]), tensor.float32, device(type='cpu'))
+    >>> (x + 1).tolist()
+    [[2.0, 3.0], [4.0, 5.0]]
+    >>> x.keys
+    DispatchKeySet(AutocastCPU, AutogradCPU, ADInplaceOrView, CPU)
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "_array",
+        "_base",  # the tensor a view was made from (its root), else None
+        "_device",
+        "_dispatch_bits",
+        "_dtype",
+        "_grad_accumulator",
+        "_hooks",  # gradient hooks of a leaf; unset until register_hook (read with getattr)
+        "_output_nr",
+        "_retains_grad",  # set by retain_grad on a non-leaf; unset otherwise (getattr)
+        "_version_counter",  # [count], shared by a tensor and its views; None until needed
+        "grad",
+        "grad_fn",
+    )
+    _array: Any
+    _device: device
+    _dispatch_bits: int
+    _dtype: dtype
+    grad: Tensor | None
+    grad_fn: Any
+
+    # Class-level facts, read per call without touching the instance.
+    _wrapped_number = False  # True only for Python scalars wrapped for an operator
+    _extra_bits = 0  # Python + PythonTLSSnapshot for subclasses that define __dispatch__
+    __array_priority__ = 1000  # NumPy defers `ndarray + tensor` to Tensor.__radd__
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._extra_bits = _PYTHON_BITS if callable(getattr(cls, "__dispatch__", None)) else 0
+
+    def __new__(
+        cls,
+        data: Any = None,
+        *,
+        dtype: dtype | str | None = None,
+        device: device | str | None = None,
+        requires_grad: bool = False,
+    ) -> Tensor:
+        """Build a tensor from data; the same as ``tt.tensor(data, dtype=..., ...)``."""
+        if data is None:
+            data = []
+        dt = None if dtype is None else _dtype.to_dtype(dtype, op="Tensor")
+        dev = _canonical_device(to_device(device))
+        array, dt = _convert.array_from_data(data, dt, dev)
+        t = _new(cls)
+        _init(t, array, dt, dev)
+        t._dispatch_bits |= cls._extra_bits
+        if requires_grad:
+            t.requires_grad = True
+        return t
+
+    # -- attributes -------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._array.shape)
+
+    @property
+    def dtype(self) -> dtype:
+        return self._dtype
+
+    @property
+    def device(self) -> device:
+        return self._device
+
+    @property
+    def ndim(self) -> int:
+        return self._array.ndim
+
+    @property
+    def array(self) -> Any:
+        """The wrapped NumPy/CuPy array (a shape-only ``MetaArray`` for meta tensors)."""
+        return self._array
+
+    @property
+    def _version(self) -> int:
+        """How often this tensor's data was modified in place; one count per storage.
+
+        In-place operators bump it (their ADInplaceOrView kernels); a tensor and all its
+        views share one counter (a one-element list, made when first shared or bumped),
+        and autograd compares the counts it saved with the current ones.
+        """
+        counter = self._version_counter
+        return 0 if counter is None else counter[0]
+
+    @property
+    def keys(self) -> DispatchKeySet:
+        """The dispatch keys this tensor contributes to an operator call."""
+        return DispatchKeySet.from_bits(self._dispatch_bits)
+
+    @property
+    def requires_grad(self) -> bool:
+        # Kept as the dispatcher's REQUIRES_GRAD_BIT in _dispatch_bits (one source of truth;
+        # dispatch's Note [Grad-only kernels]); the bit is not a key, so `keys` hides it.
+        return bool(self._dispatch_bits & REQUIRES_GRAD_BIT)
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None and not value:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if value and self._dtype.kind < _dtype.FLOAT:
+            raise RuntimeError(
+                f"only Tensors of floating point and complex dtype can require gradients "
+                f"(this tensor is {self._dtype}); convert it first, e.g. x.float()"
+            )
+        if value:
+            self._dispatch_bits |= REQUIRES_GRAD_BIT
+        else:
+            self._dispatch_bits &= ~REQUIRES_GRAD_BIT
+
+    # The autograd engine sets `_requires_grad` on outputs; it is the same bit.
+    _requires_grad = requires_grad
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    # -- autograd -------------------------------------------------------------------------
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+    ) -> None:
+        """Accumulate the gradient of this tensor into the leaves it depends on."""
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> _HookHandle:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a
+        replacement.  Returns a handle whose ``remove()`` unregisters it."""
+        if not self.requires_grad:
+            raise RuntimeError(
+                "cannot register a hook on a tensor that doesn't require gradient"
+            )
+        if self.grad_fn is None:
+            hooks = getattr(self, "_hooks", None)
+            if hooks is None:
+                hooks = self._hooks = []
+            hooks.append(hook)
+            return _HookHandle(hooks, hook)
+        nr = self._output_nr
+
+        def prehook(grads: tuple[Any, ...]) -> tuple[Any, ...] | None:
+            if grads[nr] is None:
+                return None
+            new = hook(grads[nr])
+            if new is None:
+                return None
+            return grads[:nr] + (new,) + grads[nr + 1 :]
+
+        node = self.grad_fn
+        node.register_prehook(prehook)
+        return _HookHandle(node._pre_hooks, prehook)
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf tensor after backward."""
+        if self.grad_fn is None:
+            if not self.requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        if getattr(self, "_retains_grad", False):
+            return
+        self_ref = weakref.ref(self)
+        nr = self._output_nr
+
+        def keep(grads: tuple[Any, ...]) -> None:
+            t = self_ref()
+            if t is not None and grads[nr] is not None:
+                g = grads[nr].detach()
+                t.grad = g if t.grad is None else t.grad + g
+
+        self.grad_fn.register_prehook(keep)
+        self._retains_grad = True
+
+    @property
+    def retains_grad(self) -> bool:
+        return self.grad_fn is not None and getattr(self, "_retains_grad", False)
+
+    def detach_(self) -> Tensor:
+        """Cut this tensor from its history, in place."""
+        self.grad_fn = None
+        self._dispatch_bits &= ~REQUIRES_GRAD_BIT
+        return self
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._device.type == "cpu"
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._device.type == "cuda"
+
+    @property
+    def is_meta(self) -> bool:
+        return self._device.type == "meta"
+
+    def dim(self) -> int:
+        return self._array.ndim
+
+    def size(self, dim: int | None = None) -> Any:
+        shape = self._array.shape
+        if dim is None:
+            return Size(shape)
+        return shape[_wrap_dim(dim, len(shape), "size")]
+
+    def numel(self) -> int:
+        return int(self._array.size)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self._dtype.is_complex
+
+    def get_device(self) -> int:
+        """The CUDA device index, or -1 for CPU tensors (as PyTorch)."""
+        return self._device.index if self._device.type == "cuda" else -1  # type: ignore[return-value]
+
+    # -- conversions --------------------------------------------------------------------------
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The data as a NumPy array, sharing memory on the CPU.
+
+        Raises for CUDA tensors unless ``force=True`` (which copies), as PyTorch.
+        """
+        if self._device.type == "cuda" and not force:
+            raise TypeError(
+                "can't convert cuda tensor to numpy. Use Tensor.cpu() to copy the tensor to "
+                "host memory first (or numpy(force=True))."
+            )
+        return _convert.to_numpy(self._array)
+
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """A tensor with another dtype and/or device; ``self`` when nothing changes.
+
+        PyTorch's forms: ``to(dtype)``, ``to(device, dtype=None)``, ``to(other)``, each with
+        ``non_blocking=`` and ``copy=`` keywords.
+
+        >>> import tensor as tt
+        >>> tt.tensor([1, 2]).to(tt.float64)
+        tensor([1., 2.], dtype=tensor.float64)
+        """
+        target_device, target_dtype, non_blocking, copy = _parse_to(self, args, kwargs)
+        same_dtype = target_dtype is None or target_dtype is self._dtype
+        same_device = target_device is None or target_device == self._device
+        if same_dtype and same_device and not copy:
+            return self
+        return ops.core._to_copy.default(
+            self,
+            dtype=None if same_dtype else target_dtype,
+            device=None if same_device else str(target_device),
+            non_blocking=non_blocking,
+        )
+
+    def cpu(self) -> Tensor:
+        return self.to(CPU)
+
+    def cuda(self, device: int | str | None = None) -> Tensor:
+        if device is None:
+            return self.to("cuda")
+        if isinstance(device, int):
+            return self.to(f"cuda:{device}")
+        return self.to(device)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        return self.to(other._dtype)
+
+    def float(self) -> Tensor:
+        return self.to(_dtype.float32)
+
+    def double(self) -> Tensor:
+        return self.to(_dtype.float64)
+
+    def half(self) -> Tensor:
+        return self.to(_dtype.float16)
+
+    def bfloat16(self) -> Tensor:
+        return self.to(_dtype.bfloat16)
+
+    def int(self) -> Tensor:
+        return self.to(_dtype.int32)
+
+    def long(self) -> Tensor:
+        return self.to(_dtype.int64)
+
+    def short(self) -> Tensor:
+        return self.to(_dtype.int16)
+
+    def char(self) -> Tensor:
+        return self.to(_dtype.int8)
+
+    def byte(self) -> Tensor:
+        return self.to(_dtype.uint8)
+
+    def bool(self) -> Tensor:
+        return self.to(_dtype.bool)
+
+    def cfloat(self) -> Tensor:
+        return self.to(_dtype.complex64)
+
+    def cdouble(self) -> Tensor:
+        return self.to(_dtype.complex128)
+
+    def clone(self) -> Tensor:
+        """A copy of this tensor with its own data (same dtype and device).
+
+        Dispatched as ``_to_copy`` (PyTorch's ``clone`` becomes an operator of its own
+        with the shape and view operators).
+        """
+        return ops.core._to_copy.default(self)  # type: ignore[no-any-return]
+
+    def detach(self) -> Tensor:
+        """A tensor sharing this one's data, cut from autograd history."""
+        t = _new(type(self))
+        _init(t, self._array, self._dtype, self._device)
+        t._dispatch_bits = self._dispatch_bits & ~REQUIRES_GRAD_BIT
+        t._version_counter = shared_version_counter(self)  # same data, same version (PyTorch)
+        return t
+
+    def as_subclass(self, cls: type[Tensor]) -> Tensor:
+        """This tensor's data seen as an instance of ``cls`` (a Tensor subclass)."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(f"as_subclass(): cls must be a Tensor subclass, got {cls!r}")
+        t = _new(cls)
+        _init(t, self._array, self._dtype, self._device)
+        t._dispatch_bits |= cls._extra_bits
+        t.requires_grad = self.requires_grad
+        return t
+
+    def item(self) -> Any:
+        """The value of a one-element tensor as a Python number.
+
+        >>> import tensor as tt
+        >>> tt.tensor([[2.5]]).item()
+        2.5
+        """
+        array = self._array
+        if array.size != 1:
+            raise RuntimeError(
+                f"item(): a Tensor with {array.size} elements cannot be converted to a Python "
+                f"scalar; only one-element tensors can (use tolist() for all values)"
+            )
+        return _convert.to_numpy(array, op="item()").reshape(()).item()
+
+    def tolist(self) -> Any:
+        """The data as (nested) Python lists of numbers; a number for a 0-d tensor."""
+        return _convert.to_numpy(self._array, op="tolist()").tolist()
+
+    # -- Python protocols -------------------------------------------------------------------
+    def __len__(self) -> int:
+        shape = self._array.shape
+        if not shape:
+            raise TypeError("len() of a 0-d tensor")
+        return shape[0]
+
+    def __iter__(self) -> Any:
+        # Iterates over the first dimension, like unbind(0); rows share data with self.
+        array = self._array
+        if not array.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        if type(array) is MetaArray:
+            row = array.shape[1:]
+            return (make_meta(row, self._dtype, self._device) for _ in range(array.shape[0]))
+        return (make(array[i], self._dtype, self._device) for i in range(array.shape[0]))
+
+    def _scalar(self, what: str) -> Any:
+        array = self._array
+        if array.size != 1:
+            raise RuntimeError(
+                f"{what}: only one-element tensors can be converted to Python scalars "
+                f"(this one has shape {tuple(array.shape)})"
+            )
+        return _convert.to_numpy(array, op=what).reshape(()).item()
+
+    def __bool__(self) -> bool:
+        if self._array.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous "
+                f"(shape {tuple(self._array.shape)}); use .any() or .all()"
+            )
+        return builtins_bool(self._scalar("bool()"))
+
+    def __float__(self) -> float:
+        return builtins_float(self._scalar("float()"))
+
+    def __int__(self) -> int:
+        return builtins_int(self._scalar("int()").real)
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex()"))
+
+    def __index__(self) -> int:
+        if self._dtype.kind > _dtype.INT:
+            raise TypeError(
+                f"only integer tensors of a single element can be converted to an index "
+                f"(this one is {self._dtype})"
+            )
+        return builtins_int(self._scalar("__index__()"))
+
+    def __format__(self, spec: str) -> str:
+        if self._array.ndim == 0 and self._device.type != "meta":
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    def __repr__(self) -> str:
+        return _repr.tensor_repr(self)
+
+    __hash__ = object.__hash__
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if self._device.type != "cpu":
+            raise TypeError(
+                f"__array__: can't convert a {self._device.type} tensor to a NumPy array; "
+                f"use Tensor.cpu() first"
+            )
+        array = self._array
+        if dtype is not None and array.dtype != dtype:
+            return array.astype(dtype)
+        return array.copy() if copy else array
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self._check_data("__dlpack__").__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self._check_data("__dlpack_device__").__dlpack_device__()  # type: ignore[no-any-return]
+
+    def __array_namespace__(self, *, api_version: str | None = None) -> Any:
+        """The ``tensor`` module: ``tt.add``, ``tt.sin``, ... follow the Array API names."""
+        return sys.modules["tensor"]
+
+    def _check_data(self, what: str) -> Any:
+        array = self._array
+        if type(array) is MetaArray:
+            _convert.to_numpy(array, op=what)
+        return array
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        data = _convert.to_numpy(self._array, op="pickle")
+        return (
+            _rebuild,
+            (type(self), data, self._dtype.name, str(self._device), self.requires_grad),
+        )
+
+
+builtins_bool = bool
+builtins_float = float
+builtins_int = int
+
+
+# Note [Fast construction]
+# Kernels make their outputs with make(): one object.__new__ and slot stores, no
+# argument checks (the kernel already knows the dtype and device).  It is a module
+# function rather than a classmethod to save the attribute lookup and bound-method
+# call on the hot path; ci/bench/ops.py measures the tiny-op path it serves.
+def make(array: Any, dtype: dtype, device: device = CPU) -> Tensor:
+    """The private constructor kernels use: wrap ``array`` as-is."""
+    t = _new(Tensor)
+    t._array = array
+    t._dtype = dtype
+    t._device = device
+    t._dispatch_bits = device._bits
+    t.grad = None
+    t.grad_fn = None
+    t._base = None
+    t._version_counter = None  # see Tensor._version
+    t._output_nr = 0  # which output of its grad_fn this tensor is
+    t._grad_accumulator = None  # weakref to a leaf's gradient accumulator (autograd)
+    return t
+
+
+def shared_version_counter(t: Tensor) -> list[int]:
+    """``t``'s version counter, made now if it has none yet, to share with a new alias."""
+    counter = t._version_counter
+    if counter is None:
+        counter = t._version_counter = [0]
+    return counter
+
+
+def make_meta(shape: tuple[int, ...], dtype: dtype, device: device = META) -> Tensor:
+    """A tensor without data (a meta kernel's output)."""
+    return make(MetaArray(tuple(shape), dtype.numpy_dtype), dtype, device)
+
+
+Tensor._make = staticmethod(make)  # type: ignore[attr-defined]
+Tensor._make_meta = staticmethod(make_meta)  # type: ignore[attr-defined]
+
+
+class _WrappedNumber(Tensor):
+    """A Python number passed where an operator needs a Tensor (``2 / x``).
+
+    Type promotion treats it as the number it came from (c10's "wrapped number"):
+    it never makes a dimensioned tensor's dtype wider within a category.
+    """
+
+    __slots__ = ()
+    _wrapped_number = True
+
+
+_NUMBER_DTYPES = {
+    builtins_bool: _dtype.bool,
+    builtins_int: _dtype.int64,
+    builtins_float: _dtype.float64,
+    complex: _dtype.complex128,
+}
+
+
+def wrap_number(value: Any) -> Tensor:
+    """A 0-d CPU tensor holding a Python number, marked as a wrapped number."""
+    dt = _NUMBER_DTYPES.get(type(value))
+    if dt is None:
+        for kind, d in _NUMBER_DTYPES.items():
+            if isinstance(value, kind):
+                dt = d
+                break
+        else:
+            raise TypeError(f"expected a Python number, got {type(value).__name__}")
+    t = _new(_WrappedNumber)
+    _init(t, np.asarray(value, dtype=dt.numpy_dtype), dt, CPU)
+    return t
+
+
+def _init(t: Tensor, array: Any, dt: dtype, dev: device) -> None:
+    t._array = array
+    t._dtype = dt
+    t._device = dev
+    t._dispatch_bits = dev._bits
+    t.grad = None
+    t.grad_fn = None
+    t._base = None
+    t._version_counter = None  # see Tensor._version
+    t._output_nr = 0  # which output of its grad_fn this tensor is
+    t._grad_accumulator = None  # weakref to a leaf's gradient accumulator (autograd)
+
+
+def _rebuild(cls: type, data: np.ndarray, dtype_name: str, dev: str, requires_grad: bool) -> Tensor:
+    t = cls(data, dtype=dtype_name, device=dev)
+    t.requires_grad = requires_grad
+    return t  # type: ignore[no-any-return]
+
+
+def _canonical_device(d: device) -> device:
+    # Tensors live on an indexed CUDA device ("cuda" means the current one, 0 for now).
+    if d.type == "cuda" and d.index is None:
+        return device("cuda", 0)
+    return d
+
+
+def _wrap_dim(dim: int, ndim: int, op: str) -> int:
+    lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
+    if not lo <= dim <= hi:
+        raise IndexError(
+            f"{op}(): Dimension out of range (expected to be in range of [{lo}, {hi}], but got "
+            f"{dim}) for argument 'dim'"
+        )
+    return dim % ndim if ndim else 0
+
+
+_TO_KWARGS = ("device", "dtype", "non_blocking", "copy", "memory_format")
+
+
+def _parse_to(
+    self: Tensor, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[device | None, dtype | None, bool, bool]:
+    # PyTorch's overloads: to(dtype, non_blocking, copy), to(device, dtype, non_blocking,
+    # copy), to(other, non_blocking, copy); keywords may stand for any positional.
+    for k in kwargs:
+        if k not in _TO_KWARGS:
+            raise TypeError(f"to() got an unexpected keyword argument '{k}'")
+    dev = kwargs.get("device")
+    dt = kwargs.get("dtype")
+    rest: list[Any] = list(args)
+    if rest:
+        first = rest.pop(0)
+        if isinstance(first, Tensor):
+            dev, dt = first._device, first._dtype
+        elif isinstance(first, _dtype.dtype):
+            dt = first
+        elif isinstance(first, (str, device, int)) and not isinstance(first, bool):
+            dev = first
+            if rest and (isinstance(rest[0], (_dtype.dtype, str)) or rest[0] is None):
+                dt = rest.pop(0)
+        else:
+            raise TypeError(
+                f"to() received an invalid combination of arguments: the first argument must "
+                f"be a dtype, a device or a tensor, got {type(first).__name__}"
+            )
+    non_blocking = kwargs.get("non_blocking", rest.pop(0) if rest else False)
+    copy = kwargs.get("copy", rest.pop(0) if rest else False)
+    if rest:
+        raise TypeError(f"to() takes at most 4 positional arguments, got {len(args)}")
+    target_device = None if dev is None else _canonical_device(to_device(dev))
+    target_dtype = None if dt is None else _dtype.to_dtype(dt, op="to")
+    return target_device, target_dtype, builtins_bool(non_blocking), builtins_bool(copy)

@@ -1,0 +1,44 @@
+"""Import boundaries: importing ``tensor`` or a backend first both work, CuPy stays unloaded."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(code: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_import_tensor_leaves_cupy_unloaded() -> None:
+    out = _run("import sys, tensor; print('cupy' in sys.modules, 'torch' in sys.modules)")
+    assert out == "False False"
+
+
+@pytest.mark.parametrize("first", ["backends.cpu", "backends.meta", "backends.cuda", "backends"])
+def test_either_import_order_registers_kernels(first: str) -> None:
+    code = (
+        f"import {first}\n"
+        "import tensor as tt\n"
+        "from dispatch import dump_table\n"
+        "table = dump_table('core::add.Tensor')\n"
+        "assert 'backends.cpu.elementwise.add_tensor' in table, table\n"
+        "print((tt.tensor([1.0]) + 1).tolist(), tt.zeros(2, device='meta').shape)\n"
+    )
+    assert _run(code) == "[2.0] tt.Size([2])"
+
+
+def test_backends_cuda_imports_without_a_gpu() -> None:
+    out = _run(
+        "import backends.cuda as c; print(type(c.is_available()).__name__, c.device_count() >= 0)"
+    )
+    assert out == "bool True"
