@@ -254,7 +254,10 @@ class Tensor:
                 g = grads[nr].detach()
                 t.grad = g if t.grad is None else t.grad + g
 
-        self.grad_fn.register_prehook(keep)
+        node = self.grad_fn
+        if node._retain_hooks is None:
+            node._retain_hooks = []
+        node._retain_hooks.append(keep)
         self._retains_grad = True
 
     @property

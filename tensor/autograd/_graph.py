@@ -34,7 +34,15 @@ _sequence = itertools.count()
 class Node:
     """A backward function in the graph (a tensor's ``grad_fn``)."""
 
-    __slots__ = ("__weakref__", "_freed", "_post_hooks", "_pre_hooks", "next_functions", "seq")
+    __slots__ = (
+        "__weakref__",
+        "_freed",
+        "_post_hooks",
+        "_pre_hooks",
+        "_retain_hooks",
+        "next_functions",
+        "seq",
+    )
 
     def __init__(self, next_functions: tuple[tuple[Node | None, int], ...]) -> None:
         self.next_functions = next_functions
@@ -42,6 +50,8 @@ class Node:
         self._freed = False
         self._pre_hooks: list[Callable[..., Any]] | None = None
         self._post_hooks: list[Callable[..., Any]] | None = None
+        # retain_grad's hooks run after every other pre-hook, as in PyTorch.
+        self._retain_hooks: list[Callable[..., Any]] | None = None
 
     def name(self) -> str:
         return type(self).__name__
@@ -132,6 +142,8 @@ def _prepare_grads(node: Node, grads: list[Any]) -> list[Any]:
         new = hook(tuple(grads))
         if new is not None:
             grads = list(new)
+    for hook in node._retain_hooks or ():
+        hook(tuple(grads))
     return grads
 
 

@@ -1,0 +1,286 @@
+"""The autograd engine, grad mode, Function and register_autograd (issue 6)."""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import dispatch
+import tensor as tt
+from tensor.autograd import Function, GradcheckError, gradcheck, gradgradcheck
+
+
+def leaf(values: Any, dtype: Any = tt.float64) -> tt.Tensor:
+    return tt.tensor(values, dtype=dtype, requires_grad=True)
+
+
+def close(t: tt.Tensor, expected: Any) -> bool:
+    return bool(np.allclose(t.numpy(), np.asarray(expected), rtol=1e-6, atol=1e-9))
+
+
+def test_gradients_match_torch_with_broadcasting() -> None:
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: differential check skipped")
+    xs, ws = [0.5, 1.0, 2.0], [[1.0], [2.0]]
+    x, w = leaf(xs), leaf(ws)
+    y = tt.sin(x) * x + w**2 / x - tt.exp(-x) * 3
+    y.backward(tt.ones_like(y))
+    tx = torch.tensor(xs, dtype=torch.float64, requires_grad=True)
+    tw = torch.tensor(ws, dtype=torch.float64, requires_grad=True)
+    ty = torch.sin(tx) * tx + tw**2 / tx - torch.exp(-tx) * 3
+    ty.backward(torch.ones_like(ty))
+    assert close(x.grad, tx.grad.numpy()) and close(w.grad, tw.grad.numpy())
+    assert x.grad.shape == x.shape and w.grad.shape == w.shape
+
+
+def test_graph_introspection() -> None:
+    x = leaf([1.0, 2.0])
+    y = tt.sin(x) + x
+    assert not y.is_leaf and x.is_leaf and y.requires_grad
+    assert y.grad_fn.name() == "AddBackward0"
+    (sin_edge, add_input), (acc, nr) = y.grad_fn.next_functions
+    assert sin_edge.name() == "SinBackward0" and acc.name() == "AccumulateGrad"
+    assert acc.variable is x and nr == 0
+    assert "grad_fn=<AddBackward0>" in repr(y)
+
+
+def test_shared_subgraph_runs_once_and_gradients_sum() -> None:
+    x = leaf([1.0, 2.0, 3.0])
+    shared = tt.exp(x)
+    runs: list[int] = []
+    shared.grad_fn.register_hook(lambda gi, go: runs.append(1))
+    y = shared * 2 + shared * shared
+    y.backward(tt.ones_like(y))
+    assert runs == [1]
+    assert close(x.grad, (2 + 2 * np.exp([1.0, 2.0, 3.0])) * np.exp([1.0, 2.0, 3.0]))
+
+
+def test_deep_graph_needs_no_recursion() -> None:
+    x = leaf([1.0])
+    y = x
+    for _ in range(100_000):
+        y = y + 1.0
+    y.backward(tt.ones_like(y))
+    assert close(x.grad, [1.0])
+
+
+def test_second_backward_through_freed_graph_raises_and_retain_graph_allows_it() -> None:
+    x = leaf([1.0, 2.0])
+    y = tt.exp(x) * x
+    g = tt.ones_like(y)
+    y.backward(g, retain_graph=True)
+    y.backward(g)
+    assert close(x.grad, 2 * (np.exp([1.0, 2.0]) * (np.array([1.0, 2.0]) + 1)))
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward(g)
+
+
+def test_backward_needs_a_gradient_for_non_scalars_and_a_graph() -> None:
+    x = leaf([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar"):
+        (x * 2).backward()
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        tt.tensor([1.0]).backward()
+
+
+def test_create_graph_gives_second_derivatives() -> None:
+    x = leaf([0.5, 1.5])
+    (g,) = tt.autograd.grad(tt.sin(x) * x, x, grad_outputs=tt.ones_like(x), create_graph=True)
+    assert g.requires_grad
+    (g2,) = tt.autograd.grad(g, x, grad_outputs=tt.ones_like(x))
+    xs = np.array([0.5, 1.5])
+    assert close(g2, 2 * np.cos(xs) - xs * np.sin(xs))
+
+
+def test_grad_does_not_touch_dot_grad_and_checks_unused_inputs() -> None:
+    x, z = leaf([1.0, 2.0]), leaf([3.0])
+    (g,) = tt.autograd.grad(x * x, x, grad_outputs=tt.ones_like(x))
+    assert close(g, [2.0, 4.0]) and x.grad is None
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        tt.autograd.grad(x * x, [x, z], grad_outputs=tt.ones_like(x))
+    gx, gz = tt.autograd.grad(x * x, [x, z], grad_outputs=tt.ones_like(x), allow_unused=True)
+    assert gz is None and close(gx, [2.0, 4.0])
+
+
+def test_backward_inputs_limits_accumulation() -> None:
+    x, w = leaf([1.0]), leaf([2.0])
+    (x * w).backward(tt.ones_like(x), inputs=[w])
+    assert x.grad is None and close(w.grad, [1.0])
+
+
+def test_hooks_on_leaves_and_non_leaves_and_retain_grad() -> None:
+    x = leaf([1.0, 2.0])
+    handle = x.register_hook(lambda g: g * 10)
+    mid = x * 3
+    mid.retain_grad()
+    mid.register_hook(lambda g: g + 1)
+    (mid * 2).backward(tt.ones_like(x))
+    assert close(mid.grad, [3.0, 3.0])  # retained after the hook ran
+    assert close(x.grad, [90.0, 90.0])
+    handle.remove()
+    x.grad = None
+    (x * 1.0).backward(tt.ones_like(x))
+    assert close(x.grad, [1.0, 1.0])
+
+
+def test_detach_and_leaf_rules() -> None:
+    x = leaf([1.0])
+    y = x * 2
+    d = y.detach()
+    assert not d.requires_grad and d.grad_fn is None
+    with pytest.raises(RuntimeError, match="only change requires_grad flags of leaf variables"):
+        y.requires_grad = False
+    y.detach_()
+    assert y.grad_fn is None and not y.requires_grad
+    with pytest.raises(RuntimeError, match="floating point and complex dtype"):
+        tt.tensor([1, 2]).requires_grad_()
+
+
+def test_integer_and_bool_outputs_do_not_require_grad() -> None:
+    x = leaf([1.0, -2.0])
+    assert not (x > 0).requires_grad
+    assert not tt.ones_like(x).requires_grad
+
+
+def test_grad_mode_guards_restore_on_error_and_are_thread_local() -> None:
+    x = leaf([1.0])
+    with tt.no_grad():
+        assert not (x * 2).requires_grad
+        with tt.enable_grad():
+            assert (x * 2).requires_grad
+    with pytest.raises(ValueError), tt.no_grad():
+        raise ValueError
+    assert tt.is_grad_enabled()
+    seen = {}
+    with tt.no_grad():
+        t = threading.Thread(target=lambda: seen.setdefault("other", tt.is_grad_enabled()))
+        t.start()
+        t.join()
+    assert seen == {"other": True}
+
+    @tt.no_grad()
+    def double(v: tt.Tensor) -> tt.Tensor:
+        return v * 2
+
+    def gen() -> Any:
+        yield tt.is_grad_enabled()
+        yield tt.is_grad_enabled()
+
+    assert not double(x).requires_grad
+    assert list(tt.no_grad()(gen)()) == [False, False] and tt.is_grad_enabled()
+    tt.set_grad_enabled(False)
+    assert not tt.is_grad_enabled()
+    tt.set_grad_enabled(True)
+    with tt.set_grad_enabled(False):
+        assert not tt.is_grad_enabled()
+    assert tt.is_grad_enabled()
+
+
+def test_inference_mode_excludes_the_autograd_keys() -> None:
+    x = leaf([1.0])
+    with tt.inference_mode():
+        assert not tt.is_grad_enabled() and tt.is_inference_mode_enabled()
+        assert dispatch.DispatchKey.AutogradCPU in dispatch.tls_local_exclude_set()
+        assert not (x * 2).requires_grad
+    assert dispatch.DispatchKey.AutogradCPU not in dispatch.tls_local_exclude_set()
+
+
+def test_no_autograd_layer_when_nothing_requires_grad() -> None:
+    plain = tt.tensor([1.0])
+    text = dispatch.explain(dispatch.ops.core.sin.default, plain)
+    assert "AutogradCPU (grad-only" in text and "1. CPU" in text
+    text = dispatch.explain(dispatch.ops.core.sin.default, leaf([1.0]))
+    assert "1. AutogradCPU" in text and "autograd_sin" in text
+
+
+class Cube(Function):
+    @staticmethod
+    def forward(ctx: Any, x: tt.Tensor, scale: float) -> tt.Tensor:
+        ctx.save_for_backward(x)
+        ctx.scale = scale
+        return x * x * x * scale
+
+    @staticmethod
+    def backward(ctx: Any, grad: tt.Tensor) -> tuple[Any, ...]:
+        (x,) = ctx.saved_tensors
+        assert ctx.needs_input_grad == (True, False)
+        return grad * 3 * x * x * ctx.scale, None
+
+
+class WrongCube(Cube):
+    @staticmethod
+    def backward(ctx: Any, grad: tt.Tensor) -> tuple[Any, ...]:
+        (x,) = ctx.saved_tensors
+        return grad * 2 * x, None
+
+
+class Square(Function):
+    """The setup_context style."""
+
+    @staticmethod
+    def forward(x: tt.Tensor) -> tt.Tensor:
+        return x * x
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
+        ctx.save_for_backward(inputs[0])
+
+    @staticmethod
+    def backward(ctx: Any, grad: tt.Tensor) -> tt.Tensor:
+        (x,) = ctx.saved_tensors
+        return grad * 2 * x
+
+
+def test_function_both_styles_and_gradcheck() -> None:
+    x = leaf([0.5, 2.0])
+    y = Cube.apply(x, 2.0)
+    assert y.grad_fn.name() == "CubeBackward"
+    y.backward(tt.ones_like(y))
+    assert close(x.grad, 6 * np.array([0.25, 4.0]))
+    assert gradcheck(lambda v: Cube.apply(v, 2.0), (leaf([0.3, 0.7]),))
+    with pytest.raises(GradcheckError, match="Jacobian mismatch"):
+        gradcheck(lambda v: WrongCube.apply(v, 2.0), (leaf([0.3, 0.7]),))
+    assert not gradcheck(lambda v: WrongCube.apply(v, 2.0), (leaf([0.3]),), raise_exception=False)
+    z = leaf([3.0])
+    Square.apply(z).backward(tt.ones_like(z))
+    assert close(z.grad, [6.0])
+
+
+def test_gradcheck_and_gradgradcheck_on_formulas() -> None:
+    x = leaf([0.3, 0.7])
+    y = leaf([1.2, 0.4])
+    assert gradcheck(lambda a, b: tt.atan2(a, b) * tt.hypot(a, b) + a**b, (x, y))
+    assert gradcheck(
+        lambda a: tt.gelu(a, approximate="tanh") if hasattr(tt, "gelu") else tt.tanh(a), (x,)
+    )
+    assert gradgradcheck(lambda a: tt.sigmoid(a) * a**3, (x,))
+    assert gradcheck(lambda a: a.sum(), (x,)) and gradcheck(lambda a: a.mean(), (x,))
+
+
+def test_register_autograd_on_a_custom_op() -> None:
+    @dispatch.custom_op("test_autograd::scaled", mutates_args=())
+    def scaled(x: tt.Tensor, k: float) -> tt.Tensor:
+        return x * k
+
+    def setup(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
+        ctx.k = inputs[1]
+
+    def backward(ctx: Any, grad: tt.Tensor) -> tuple[Any, ...]:
+        return grad * ctx.k, None
+
+    try:
+        x = leaf([1.0, 2.0])
+        with pytest.warns(UserWarning, match="test_autograd::scaled: an autograd kernel was not"):
+            scaled(x, 3.0).backward(tt.ones_like(x))
+        assert x.grad is None  # the warn fallback passes no gradient on
+        scaled.register_autograd(backward, setup_context=setup)
+        scaled(x, 3.0).backward(tt.ones_like(x))
+        assert close(x.grad, [3.0, 3.0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert not scaled(tt.tensor([1.0]), 2.0).requires_grad
+    finally:
+        scaled._destroy()
