@@ -41,19 +41,40 @@ for _k in _keys.AUTOCAST_KEYS:
     DEFAULT_EXCLUDED |= _k.bit
 
 
+DEFAULT_KEEP = ~DEFAULT_EXCLUDED
+
+
 class _State(threading.local):
     included: int = DEFAULT_INCLUDED
     excluded: int = DEFAULT_EXCLUDED
-    keep: int = ~DEFAULT_EXCLUDED
+    keep: int = DEFAULT_KEEP
+    nondefault: bool = False
 
 
 state = _State()
+
+# Note [Default key sets]
+# NONDEFAULT[0] counts the threads whose include/exclude sets differ from the
+# defaults.  While it is 0 the call path uses the default sets (module constants)
+# instead of reading this thread's state, saving two thread-local lookups per call.
+# It over-approximates: a thread that sets its sets back to the defaults or exits
+# while they differ may leave it high, which only costs speed.  The count changes
+# under a lock; readers see an int.  A thread's own change is counted before its
+# next call reads the count, and other threads' changes never concern its own sets,
+# so a stale read is always safe (this holds without the GIL too).
+NONDEFAULT = [0]
+_COUNT_LOCK = threading.Lock()
 
 
 def _set(included: int, excluded: int) -> None:
     state.included = included
     state.excluded = excluded
     state.keep = ~excluded
+    nondefault = included != DEFAULT_INCLUDED or excluded != DEFAULT_EXCLUDED
+    if nondefault != state.nondefault:
+        with _COUNT_LOCK:
+            NONDEFAULT[0] += 1 if nondefault else -1
+        state.nondefault = nondefault
 
 
 def tls_local_include_set() -> DispatchKeySet:
