@@ -713,6 +713,6 @@ _untraced_call = OpOverload.__call__
 _untraced_redispatch = OpOverload.redispatch
 # Read once: with DISPATCH_TRACE unset the plain call path runs, with no per-call check.
 if os.environ.get("DISPATCH_TRACE", "") not in ("", "0"):
-    for _cls in (OpOverload, *_SPECIALISED.values()):
+    for _cls in (OpOverload, _OneTensor, _TwoTensors):
         _cls.__call__ = _traced_call  # type: ignore[method-assign]
     OpOverload.redispatch = _traced_redispatch  # type: ignore[method-assign]
