@@ -19,6 +19,7 @@ from . import _fallbacks as _fallbacks  # registers the default backend fallback
 from ._custom_ops import (
     CustomOpDef,
     custom_op,
+    register_autocast,
     register_autograd,
     register_fake,
     register_kernel,
@@ -70,6 +71,7 @@ __all__ = [
     "infer_schema",
     "ops",
     "parse_schema",
+    "register_autocast",
     "register_autograd",
     "register_fake",
     "register_kernel",

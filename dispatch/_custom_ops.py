@@ -16,12 +16,15 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
 
 from ._infer_schema import infer_schema
+from ._keys import DispatchKeySet
 from ._library import Library, _library_for, impl, key_for_type
 from ._operator import OPERATORS, OpOverload
+from ._tls import exclude_keys
 
 __all__ = [
     "CustomOpDef",
     "custom_op",
+    "register_autocast",
     "register_autograd",
     "register_fake",
     "register_kernel",
@@ -131,6 +134,10 @@ class CustomOpDef:
             allow_override=True,
             grad_only=True,
         )
+
+    def register_autocast(self, device_type: str, cast_inputs: Any) -> None:
+        """Cast floating inputs to ``cast_inputs`` inside autocast regions on ``device_type``."""
+        register_autocast(self, device_type, cast_inputs)
 
     def _destroy(self) -> None:
         self._lib.destroy()
@@ -260,3 +267,68 @@ def register_autograd(
     library = lib if lib is not None else _library_for(name.split("::", 1)[0], None)
     library.impl(name, kernel, "Autograd", with_keyset=True, grad_only=True)
     return None
+
+
+_AUTOCAST_KEYS = {"cpu": "AutocastCPU", "cuda": "AutocastCUDA"}
+
+
+def _autocast_kernel(op: OpOverload, key: str, device_type: str, cast_inputs: Any) -> Any:
+    """Cast eligible inputs to ``cast_inputs`` and call ``op`` again below this key.
+
+    Eligible, as PyTorch's autocast: a tensor on ``device_type`` whose dtype is floating
+    point and narrower than 64 bits (the tensor protocol's ``dtype``/``device``/``to``).
+    """
+    own_key = DispatchKeySet(key)
+
+    def cast(v: Any) -> Any:
+        if isinstance(v, (list, tuple)):
+            return type(v)(cast(x) for x in v)
+        dt = getattr(v, "dtype", None) if getattr(v, "_dispatch_bits", None) is not None else None
+        if (
+            dt is not None
+            and getattr(dt, "is_floating_point", False)
+            and getattr(dt, "itemsize", 8) < 8
+            and v.device.type == device_type
+            and dt != cast_inputs
+        ):
+            return v.to(cast_inputs)
+        return v
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        with exclude_keys(own_key):
+            return op(*(cast(a) for a in args), **{k: cast(v) for k, v in kwargs.items()})
+
+    kernel.__qualname__ = kernel.__name__ = f"autocast_{device_type}_to_{cast_inputs}"
+    return kernel
+
+
+def register_autocast(
+    op: str | OpOverload | CustomOpDef,
+    device_type: str,
+    cast_inputs: Any,
+    /,
+    *,
+    lib: Library | None = None,
+) -> None:
+    """Make an operator take part in autocast on ``device_type``: inside an autocast
+    region its floating-point inputs are cast to ``cast_inputs`` first (as PyTorch's
+    ``torch.library.register_autocast``)."""
+    key = _AUTOCAST_KEYS.get(device_type)
+    if key is None:
+        raise ValueError(
+            f"register_autocast: device_type must be 'cpu' or 'cuda', got {device_type!r}"
+        )
+    if isinstance(op, CustomOpDef):
+        overload: OpOverload | None = op._opoverload
+    else:
+        overload = op if isinstance(op, OpOverload) else OPERATORS.get(op)
+    if overload is None or not overload.is_defined:
+        raise RuntimeError(f"register_autocast: no operator named {op!r} is defined")
+    name = overload.name
+    kernel = _autocast_kernel(overload, key, device_type, cast_inputs)
+    opdef = _OPDEFS.get(name)
+    if opdef is not None and lib is None:
+        opdef._lib.impl(name, kernel, key, allow_override=True)
+        return
+    library = lib if lib is not None else _library_for(name.split("::", 1)[0], None)
+    library.impl(name, kernel, key)

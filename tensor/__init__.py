@@ -70,7 +70,9 @@ __all__ = [
     "OpInfo",
     "Size",
     "Tensor",
+    "amp",
     "as_tensor",
+    "autocast",
     "autograd",
     "bfloat16",
     "bool",
@@ -91,9 +93,11 @@ __all__ = [
     "float64",
     "from_dlpack",
     "from_numpy",
+    "get_autocast_dtype",
     "get_default_dtype",
     "half",
     "inference_mode",
+    "is_autocast_enabled",
     "is_grad_enabled",
     "is_inference_mode_enabled",
     "initial_seed",
@@ -129,6 +133,11 @@ _composite.register()
 _cpu.register()
 _meta.register()
 autograd.register()
+
+from . import _autocast, amp  # noqa: E402
+from ._autocast import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
+
+_autocast.register()
 
 # NumPy warns about inf/nan results (log(0), 0/0, overflow); PyTorch does not.  Ignore
 # those RuntimeWarnings when they come from this package's or the backends' own code

@@ -1,0 +1,377 @@
+"""Autocast: the ``autocast`` guard and PyTorch's per-operator casting policies.
+
+Imports: the standard library, ``dispatch`` and ``tensor`` siblings.
+
+State (per thread, SEMANTICS.md §8): enabled for a device type exactly when its
+autocast key is not in the thread's exclude set; the guard clears that exclusion,
+sets the lower-precision dtype, counts nesting and clears the cast cache when the
+outermost region ends.  Kernels at AutocastCPU / AutocastCUDA exclude their own
+key and call the operator again from the top with cast arguments, so autograd
+records the casts.  Operators without a policy fall through (the dispatcher's
+default fallthrough fallbacks), custom operators included unless they declare
+one with ``dispatch.register_autocast``.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import warnings
+import weakref
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import dispatch
+from dispatch import DispatchKey, DispatchKeySet, Library, ops
+
+from . import _dtype, cuda
+from ._dtype import dtype
+
+__all__ = [
+    "autocast",
+    "custom_bwd",
+    "custom_fwd",
+    "get_autocast_dtype",
+    "is_autocast_enabled",
+    "register",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+_KEY = {"cpu": DispatchKey.AutocastCPU, "cuda": DispatchKey.AutocastCUDA}
+
+
+class _State(threading.local):
+    def __init__(self) -> None:
+        self.dtypes = {"cpu": _dtype.bfloat16, "cuda": _dtype.float16}
+        self.depth = 0
+        self.cache_enabled = True
+        # id(fp32 leaf) -> (weakref to it, its lower-precision copy)
+        self.cache: dict[int, tuple[Any, Any]] = {}
+
+
+state = _State()
+
+
+def is_autocast_enabled(device_type: str = "cuda") -> bool:
+    """Whether autocast is on for ``device_type`` on this thread."""
+    return not dispatch.tls_is_dispatch_key_excluded(_key(device_type))
+
+
+def get_autocast_dtype(device_type: str) -> dtype:
+    _key(device_type)
+    return state.dtypes[device_type]
+
+
+def _key(device_type: str) -> DispatchKey:
+    key = _KEY.get(device_type)
+    if key is None:
+        raise ValueError(f"autocast: device_type must be 'cpu' or 'cuda', got {device_type!r}")
+    return key
+
+
+class autocast:  # noqa: N801 - PyTorch's spelling
+    """Run the region's eligible operators in lower precision, as PyTorch does.
+
+    >>> import tensor as tt
+    >>> a = tt.ones(2, 2)
+    >>> with tt.autocast("cpu"):
+    ...     (a @ a).dtype
+    tensor.bfloat16
+    """
+
+    def __init__(
+        self,
+        device_type: str,
+        dtype: dtype | None = None,
+        enabled: bool = True,
+        cache_enabled: bool | None = None,
+    ) -> None:
+        self.device_type = device_type
+        self.key = _key(device_type)
+        self.fast_dtype = dtype if dtype is not None else state.dtypes[device_type]
+        self.enabled = bool(enabled)
+        self.cache_enabled = state.cache_enabled if cache_enabled is None else cache_enabled
+        if (
+            self.enabled
+            and device_type == "cpu"
+            and self.fast_dtype
+            not in (
+                _dtype.bfloat16,
+                _dtype.float16,
+            )
+        ):
+            warnings.warn(
+                "In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
+                "CPU Autocast only supports dtype of torch.bfloat16, torch.float16 currently.",
+                UserWarning,
+                stacklevel=2,
+            )
+            self.enabled = False
+        if self.enabled and device_type == "cuda" and not _cuda_available():
+            warnings.warn(
+                "User provided device_type of 'cuda', but CUDA is not available. Disabling",
+                UserWarning,
+                stacklevel=2,
+            )
+            self.enabled = False
+
+    def __enter__(self) -> autocast:
+        self.prev = (
+            is_autocast_enabled(self.device_type),
+            state.dtypes[self.device_type],
+            state.cache_enabled,
+        )
+        dispatch.tls_set_dispatch_key_excluded(self.key, not self.enabled)
+        state.dtypes[self.device_type] = self.fast_dtype
+        state.cache_enabled = self.cache_enabled
+        state.depth += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        state.depth -= 1
+        if state.depth == 0:
+            state.cache.clear()
+        enabled, fast, cache_enabled = self.prev
+        dispatch.tls_set_dispatch_key_excluded(self.key, not enabled)
+        state.dtypes[self.device_type] = fast
+        state.cache_enabled = cache_enabled
+
+    def __call__(self, fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with autocast(self.device_type, self.fast_dtype, self.enabled, self.cache_enabled):
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+def _cuda_available() -> bool:
+    return bool(cuda.is_available())
+
+
+# -- casting ------------------------------------------------------------------------------------
+def _is_tensor(v: Any) -> bool:
+    return getattr(v, "_dispatch_bits", None) is not None
+
+
+def _eligible(v: Any, device_type: str) -> bool:
+    """A floating tensor on the autocast device that is not float64 (SEMANTICS.md §8)."""
+    return (
+        _is_tensor(v)
+        and v.dtype.is_floating_point
+        and v.dtype is not _dtype.float64
+        and v.device.type == device_type
+    )
+
+
+def _cast(v: Any, device_type: str, to: dtype) -> Any:
+    if isinstance(v, (list, tuple)):
+        return type(v)(_cast(x, device_type, to) for x in v)
+    if not _eligible(v, device_type) or v.dtype is to:
+        return v
+    # The cache: a leaf fp32 weight that requires grad is cast once per region.
+    cacheable = state.cache_enabled and v.is_leaf and v.requires_grad and to is not _dtype.float32
+    if cacheable:
+        hit = state.cache.get(id(v))
+        if hit is not None and hit[0]() is v:
+            return hit[1]
+    out = v.to(to)
+    if cacheable:
+        state.cache[id(v)] = (weakref.ref(v), out)
+    return out
+
+
+def _widest(args: Any, device_type: str) -> dtype | None:
+    widest = None
+    for v in args:
+        for x in v if isinstance(v, (list, tuple)) else (v,):
+            if _eligible(x, device_type):
+                widest = x.dtype if widest is None else _dtype_promote(widest, x.dtype)
+    return widest
+
+
+def _dtype_promote(a: dtype, b: dtype) -> dtype:
+    if a is b:
+        return a
+    return _dtype.float32  # float16 with bfloat16, or anything with float32
+
+
+def _cast_all(args: tuple[Any, ...], kwargs: dict[str, Any], device_type: str, to: dtype) -> Any:
+    return (
+        tuple(_cast(a, device_type, to) for a in args),
+        {k: _cast(v, device_type, to) for k, v in kwargs.items()},
+    )
+
+
+def _lower_precision_fp(op: Any, device_type: str, args: Any, kwargs: Any) -> Any:
+    return _cast_all(args, kwargs, device_type, state.dtypes[device_type])
+
+
+def _fp32(op: Any, device_type: str, args: Any, kwargs: Any) -> Any:
+    return _cast_all(args, kwargs, device_type, _dtype.float32)
+
+
+def _fp32_set_opt_dtype(op: Any, device_type: str, args: Any, kwargs: Any) -> Any:
+    if args and _eligible(args[0], device_type) and kwargs.get("dtype") is None:
+        kwargs = {**kwargs, "dtype": _dtype.float32}
+    return args, kwargs
+
+
+def _promote(op: Any, device_type: str, args: Any, kwargs: Any) -> Any:
+    to = _widest((*args, *kwargs.values()), device_type)
+    return (args, kwargs) if to is None else _cast_all(args, kwargs, device_type, to)
+
+
+def _banned(op: Any, device_type: str, args: Any, kwargs: Any) -> Any:
+    raise RuntimeError(
+        f"{op.name} and torch.nn.BCELoss are unsafe to autocast: their gradient is not "
+        f"numerically stable in lower precision. Use binary_cross_entropy_with_logits, or "
+        f"disable autocast for this call."
+    )
+
+
+_POLICY_FUNCTIONS = {
+    "lower_precision_fp": _lower_precision_fp,
+    "fp32": _fp32,
+    "fp32_set_opt_dtype": _fp32_set_opt_dtype,
+    "promote": _promote,
+    "banned": _banned,
+}
+
+
+def _kernel(op: dispatch.OpOverload, key: DispatchKey, device_type: str, policy: str) -> Any:
+    """The autocast kernel of ``op`` for one device and policy (chosen here, once)."""
+    own_key = DispatchKeySet(key)
+    transform = _POLICY_FUNCTIONS[policy]
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        with dispatch.exclude_keys(own_key):
+            args, kwargs = transform(op, device_type, args, kwargs)
+            return op(*args, **kwargs)  # from the top: autograd records the casts
+
+    kernel.__qualname__ = kernel.__name__ = f"autocast_{device_type}_{policy}"
+    return kernel
+
+
+# PyTorch 2.13's policies (SEMANTICS.md §8), for the operators this package defines.
+# Rows whose operator does not exist (yet) are skipped at registration.
+POLICIES: dict[str, dict[str, str]] = {
+    "cpu": {
+        **dict.fromkeys(
+            ["mm", "bmm", "addmm", "matmul", "linear", "conv2d", "conv2d.padding", "baddbmm"],
+            "lower_precision_fp",
+        ),
+        **dict.fromkeys(
+            [
+                "prod",
+                "prod.dim_int",
+                "mse_loss",
+                "binary_cross_entropy_with_logits",
+                "cross_entropy_loss",
+                "cross_entropy",
+            ],
+            "fp32",
+        ),
+        **dict.fromkeys(["stack", "cat"], "promote"),
+    },
+    "cuda": {
+        **dict.fromkeys(
+            ["addmm", "matmul", "einsum", "mm", "bmm", "linear", "conv2d", "baddbmm"],
+            "lower_precision_fp",
+        ),
+        **dict.fromkeys(
+            [
+                "acos",
+                "asin",
+                "cosh",
+                "exp",
+                "expm1",
+                "log",
+                "log10",
+                "log2",
+                "log1p",
+                "reciprocal",
+                "rsqrt",
+                "sinh",
+                "tan",
+                "pow.Tensor_Scalar",
+                "pow.Tensor_Tensor",
+                "pow.Scalar",
+                "softplus",
+                "layer_norm",
+                "mse_loss",
+                "binary_cross_entropy_with_logits",
+                "logsumexp",
+            ],
+            "fp32",
+        ),
+        **dict.fromkeys(
+            ["prod", "softmax", "log_softmax", "cumprod", "cumsum", "linalg_vector_norm", "sum"],
+            "fp32_set_opt_dtype",
+        ),
+        **dict.fromkeys(
+            ["atan2", "dot", "vdot", "tensordot", "scatter_add", "index_put"], "promote"
+        ),
+        "binary_cross_entropy": "banned",
+    },
+}
+
+_LIB: Library | None = None
+
+
+def register() -> None:
+    """Register the autocast kernels of the ``core`` operators that have a policy."""
+    global _LIB
+    if _LIB is not None:
+        return
+    _LIB = Library("core", "IMPL")
+    for device_type, rows in POLICIES.items():
+        key = _KEY[device_type]
+        for name, policy in rows.items():
+            base, _, overload = name.partition(".")
+            packet = getattr(ops.core, base, None)
+            if packet is None:
+                continue
+            op = getattr(packet, overload or "default", None)
+            if op is None:
+                continue
+            _LIB.impl(op.name, _kernel(op, key, device_type, policy), key.name)
+
+
+# -- custom_fwd / custom_bwd --------------------------------------------------------------------
+def custom_fwd(fwd: F | None = None, *, device_type: str, cast_inputs: dtype | None = None) -> Any:
+    """Decorate ``Function.forward``: with ``cast_inputs``, run it with autocast off and its
+    floating inputs cast to that dtype (when autocast is on); remember the state for
+    ``custom_bwd``."""
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+            ctx._fwd_autocast = (
+                is_autocast_enabled(device_type),
+                get_autocast_dtype(device_type),
+            )
+            if cast_inputs is not None and is_autocast_enabled(device_type):
+                args = tuple(_cast(a, device_type, cast_inputs) for a in args)
+                with autocast(device_type, enabled=False):
+                    return fn(ctx, *args, **kwargs)
+            return fn(ctx, *args, **kwargs)
+
+        return forward  # type: ignore[return-value]
+
+    return decorate(fwd) if fwd is not None else decorate
+
+
+def custom_bwd(bwd: F | None = None, *, device_type: str) -> Any:
+    """Decorate ``Function.backward``: run it under the autocast state of its forward."""
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def backward(ctx: Any, *grads: Any) -> Any:
+            enabled, fast = getattr(ctx, "_fwd_autocast", (False, None))
+            with autocast(device_type, fast, enabled):
+                return fn(ctx, *grads)
+
+        return backward  # type: ignore[return-value]
+
+    return decorate(bwd) if bwd is not None else decorate
