@@ -114,6 +114,19 @@ class HigherOrderOperator:
         ks = (bits | state.included) & state.keep & ~self._fallthrough_bits
         return self.dispatch(DispatchKeySet.from_bits(ks).highest_priority_key(), *args, **kwargs)
 
+    def dispatch_below(self, key: DispatchKey | str, /, *args: Any, **kwargs: Any) -> Any:
+        """Dispatch to the highest key of this call below ``key``.
+
+        An autograd kernel of a higher-order operator that runs user functions eagerly
+        uses it to reach the layers below autograd (Python modes, the backend) while the
+        operators inside still record history, which a TLS exclusion would stop.
+        """
+        below = DispatchKeySet.full_after(key).bits & ~DispatchKey.PythonDispatcher.bit
+        bits, _types = _tensor_bits((args, kwargs))
+        state = _tls.state
+        ks = (bits | state.included) & state.keep & ~self._fallthrough_bits & below
+        return self.dispatch(DispatchKeySet.from_bits(ks).highest_priority_key(), *args, **kwargs)
+
     def dispatch(self, key: DispatchKey, /, *args: Any, **kwargs: Any) -> Any:
         """Run the kernel for ``key`` (the Python key consults modes, then subclasses)."""
         if key is DispatchKey.Python:
