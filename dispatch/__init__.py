@@ -32,6 +32,7 @@ from ._kernel import fallthrough_kernel
 from ._keys import DispatchKey, DispatchKeySet
 from ._library import Library, define, impl, scoped_library
 from ._modes import DispatchMode, current_modes
+from ._opcheck import OpCheckError, opcheck
 from ._operator import REQUIRES_GRAD_BIT, OpOverload, OpOverloadPacket
 from ._ops import ops
 from ._schema import FunctionSchema, SchemaBindError, SchemaParseError, parse_schema
@@ -55,6 +56,7 @@ __all__ = [
     "FunctionSchema",
     "HigherOrderOperator",
     "Library",
+    "OpCheckError",
     "OpOverload",
     "OpOverloadPacket",
     "SchemaBindError",
@@ -69,6 +71,7 @@ __all__ = [
     "impl",
     "include_keys",
     "infer_schema",
+    "opcheck",
     "ops",
     "parse_schema",
     "register_autocast",
