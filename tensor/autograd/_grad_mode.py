@@ -77,15 +77,27 @@ class _Guard:
 
             @functools.wraps(fn)
             def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
-                # The guard is active only while the generator body runs, as in PyTorch.
+                # The guard is active only while the generator body runs, never across a
+                # yield, so the caller keeps its own mode (PyTorch's generator_context).
                 gen = fn(*args, **kwargs)
-                value = None
-                while True:
+                try:
                     with self.clone():
+                        response = gen.send(None)
+                    while True:
                         try:
-                            value = yield gen.send(value)
-                        except StopIteration as stop:
-                            return stop.value
+                            request = yield response
+                        except GeneratorExit:
+                            with self.clone():
+                                gen.close()
+                            raise
+                        except BaseException as exc:
+                            with self.clone():
+                                response = gen.throw(exc)
+                        else:
+                            with self.clone():
+                                response = gen.send(request)
+                except StopIteration as stop:
+                    return stop.value
 
             return gen_wrapper  # type: ignore[return-value]
 
