@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import warnings as _warnings
 
-from . import _api, autograd, return_types
+from . import _api, autograd, nn, return_types
 from ._convert import MetaArray
 from ._device import device
 from ._dtype import ALIASES as _ALIASES
@@ -59,7 +59,7 @@ short, int, long = _ALIASES["short"], _ALIASES["int"], _ALIASES["long"]  # noqa:
 cfloat, cdouble = _ALIASES["cfloat"], _ALIASES["cdouble"]
 
 # tt.add, tt.sin, tt.sum, ... (generated; see tensor._api).  Dotted names go to their
-# namespaces (tt.linalg.vector_norm); the nn.functional ones wait for tensor.nn.
+# namespaces (tt.linalg.vector_norm, tt.nn.functional.gelu).
 _GENERATED = {name: fn for name, fn in _api.FUNCTIONS.items() if "." not in name}
 globals().update(_GENERATED)
 
@@ -79,6 +79,7 @@ __all__ = [
     "can_cast",
     "cdouble",
     "cfloat",
+    "cond",
     "complex64",
     "complex128",
     "cuda",
@@ -96,6 +97,7 @@ __all__ = [
     "get_autocast_dtype",
     "get_default_dtype",
     "half",
+    "higher_order",
     "inference_mode",
     "is_autocast_enabled",
     "is_grad_enabled",
@@ -109,6 +111,8 @@ __all__ = [
     "linalg",
     "long",
     "manual_seed",
+    "modes",
+    "nn",
     "no_grad",
     "op_info",
     "promote_types",
@@ -127,9 +131,10 @@ __all__ = [
 import backends.cpu as _cpu  # noqa: E402
 import backends.meta as _meta  # noqa: E402
 
-from . import _composite, cuda, linalg  # noqa: E402
+from . import _composite, _inplace_or_view, cuda, linalg  # noqa: E402
 
 _composite.register()
+_inplace_or_view.register()
 _cpu.register()
 _meta.register()
 autograd.register()
@@ -138,6 +143,9 @@ from . import _autocast, amp  # noqa: E402
 from ._autocast import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
 
 _autocast.register()
+
+from . import higher_order, modes  # noqa: E402
+from .higher_order import cond  # noqa: E402
 
 # NumPy warns about inf/nan results (log(0), 0/0, overflow); PyTorch does not.  Ignore
 # those RuntimeWarnings when they come from this package's or the backends' own code

@@ -9,7 +9,8 @@ Imports: ``dispatch`` and ``tensor``'s ``_convert``, ``_device``, ``_dtype``,
 - CompositeExplicitAutograd kernels: ``_to_copy`` (moves and converts arrays for
   every backend pair) and the ``*_like`` factories (which call the plain factory).
 - CompositeImplicitAutograd kernels: ``max.other``/``min.other`` are
-  ``maximum``/``minimum``.
+  ``maximum``/``minimum``; the composites of ``tensor._composite_shape`` and
+  ``tensor._composite_nn``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 from dispatch import DispatchKeySet, Library, ops
 
-from . import _convert, _dtype
+from . import _composite_nn, _composite_shape, _convert, _dtype
 from ._device import canonical, to_device
 from ._optable import OP_TABLE
 from ._tensor import Tensor, make
@@ -113,4 +114,6 @@ def register() -> None:
             lib.impl(op.name, _like(op.name), "CompositeExplicitAutograd")
     lib.impl("max.other", max_other, "CompositeImplicitAutograd")
     lib.impl("min.other", min_other, "CompositeImplicitAutograd")
+    _composite_shape.register(lib)
+    _composite_nn.register(lib)
     LIB = lib

@@ -1,6 +1,6 @@
 """Arrays on devices: Python data and NumPy/DLPack objects in, the array a Tensor wraps out.
 
-Imports: NumPy and ``tensor._dtype``/``_device`` (not the Tensor class).
+Imports: NumPy and ``tensor._dtype``/``_device``/``_meta_array`` (not the Tensor class).
 
 A tensor wraps a NumPy array on the CPU, a ``MetaArray`` (shape and dtype, no
 data) on "meta", and a CuPy array on CUDA.  CUDA support is plugged in by
@@ -11,6 +11,7 @@ module never imports CuPy itself.
 from __future__ import annotations
 
 import builtins
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -19,42 +20,18 @@ import numpy as np
 from . import _dtype
 from ._device import CPU, META, device
 from ._dtype import dtype
+from ._meta_array import MetaArray
 
 __all__ = [
     "MetaArray",
     "array_from_data",
     "cuda_from_dlpack",
+    "data_ptr",
     "move_array",
     "set_cuda_hooks",
+    "shares_memory",
     "to_numpy",
 ]
-
-
-class MetaArray:
-    """The array of a meta tensor: shape and dtype, never data.
-
-    Meta kernels build these from shape rules; nothing can read values from one.
-    """
-
-    __slots__ = ("dtype", "ndim", "shape", "size")
-
-    def __init__(self, shape: tuple[int, ...], np_dtype: np.dtype[Any]) -> None:
-        self.shape = shape
-        self.ndim = len(shape)
-        self.dtype = np_dtype
-        size = 1
-        for n in shape:
-            size *= n
-        self.size = size
-
-    def astype(self, np_dtype: Any, copy: bool = True) -> MetaArray:
-        return MetaArray(self.shape, np.dtype(np_dtype))
-
-    def copy(self) -> MetaArray:
-        return MetaArray(self.shape, self.dtype)
-
-    def __repr__(self) -> str:
-        return f"MetaArray(shape={self.shape}, dtype={self.dtype})"
 
 
 class _CudaHooks:
@@ -217,3 +194,24 @@ def _cast(arr: np.ndarray, np_dtype: np.dtype[Any]) -> np.ndarray:
     # Python ints out of a small int type's range wrap, as they do in C (and PyTorch).
     with np.errstate(over="ignore", invalid="ignore"):
         return arr.astype(np_dtype, order="C")
+
+
+def shares_memory(a: Any, b: Any) -> bool:
+    """Whether two arrays of one device may share data (a view and its base do)."""
+    if type(a) is MetaArray:
+        return type(b) is MetaArray and a._storage is b._storage
+    if type(a) is np.ndarray:
+        return type(b) is np.ndarray and builtins.bool(np.may_share_memory(a, b))
+    # CuPy, like NumPy, answers from the arrays' memory bounds.
+    import_name = type(a).__module__.partition(".")[0]
+    module = sys.modules.get(import_name)
+    return module is not None and builtins.bool(module.may_share_memory(a, b))
+
+
+def data_ptr(array: Any) -> int:
+    """The address of an array's first element (0 for meta arrays, as in PyTorch)."""
+    if type(array) is MetaArray:
+        return 0
+    if type(array) is np.ndarray:
+        return int(array.__array_interface__["data"][0])
+    return int(array.data.ptr)  # CuPy

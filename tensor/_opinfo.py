@@ -123,4 +123,3 @@ class OpInfo:
         self.result_dtypes.clear()
         for d in self.dtypes:
             self.result_dtypes[d] = self.rule(d)
-

@@ -26,8 +26,10 @@ for _op in OP_TABLE:
         LIB.define(_text)
         _parsed.append(parse_schema(_text))
     _SCHEMAS[_op.name] = tuple(_parsed)
-    _packet = getattr(ops.core, _op.name)
-    _OVERLOADS[_op.name] = tuple(getattr(_packet, s.overload_name or "default") for s in _parsed)
+    # A row's schemas may name another packet: the row "add.out" holds core::add.out.
+    _OVERLOADS[_op.name] = tuple(
+        getattr(getattr(ops.core, s.name), s.overload_name or "default") for s in _parsed
+    )
 
 
 def schemas(op: OpInfo | str) -> tuple[FunctionSchema, ...]:

@@ -1,6 +1,8 @@
 """The operator table: every built-in operator of this package, defined once.
 
-Imports: ``tensor._dtype`` only.  ``tensor._ops`` reads the table to define the
+Imports: ``tensor._dtype``, ``_opinfo`` and the row modules ``_optable_shape`` (shapes,
+views, indexing, sorting), ``_optable_nn`` (nn functions) and ``_optable_variants``
+(in-place and out= rows, generated).  ``tensor._ops`` reads the table to define the
 schemas in the ``core`` namespace and to generate ``tt.<name>`` functions and
 Tensor methods; the backends read it for their dtype rules; the op database in
 ``tests/ops`` checks itself against it.
@@ -17,7 +19,7 @@ A row (``OpInfo``) holds:
 
 from __future__ import annotations
 
-from . import _dtype
+from . import _dtype, _optable_nn, _optable_shape, _optable_variants
 from ._dtype import dtype
 from ._opinfo import (
     ALL,
@@ -81,7 +83,7 @@ _DIMS = "int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None"
 _FACTORY = "ScalarType? dtype=None, Device? device=None"
 _RANDOM = "Generator? generator=None, ScalarType? dtype=None, Device? device=None"
 
-OP_TABLE: tuple[OpInfo, ...] = (
+_BASE_ROWS: tuple[OpInfo, ...] = (
     # -- elementwise, binary --------------------------------------------------------------
     _binary("add", extra=_ALPHA, dunders=("__add__",), rdunders=("__radd__",)),
     _binary("sub", NO_BOOL, extra=_ALPHA, dunders=("__sub__",)),
@@ -381,6 +383,10 @@ OP_TABLE: tuple[OpInfo, ...] = (
     OpInfo("rand_like", (f"rand_like(Tensor self, *, {_FACTORY}) -> Tensor",), "like", INEXACT, py="like", method=False),
     OpInfo("randn_like", (f"randn_like(Tensor self, *, {_FACTORY}) -> Tensor",), "like", INEXACT, py="like", method=False),
 )  # fmt: skip
+
+OP_TABLE: tuple[OpInfo, ...] = _optable_variants.with_variants(
+    _BASE_ROWS + _optable_shape.ROWS + _optable_nn.ROWS
+)
 
 _BY_NAME = {op.name: op for op in OP_TABLE}
 

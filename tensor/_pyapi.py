@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import _ops, return_types
+from . import _ops, _pynn, _pyshape, return_types
 from ._optable import OpInfo
 from ._tensor import Tensor
 
@@ -236,7 +236,10 @@ def _like(op: OpInfo) -> Callable[..., Tensor]:
 
 # -- irregular operators ----------------------------------------------------------------------
 def where(condition: Tensor, input: Any = _MISSING, other: Any = _MISSING) -> Tensor:
-    """``input`` where ``condition`` holds, else ``other`` (either may be a number)."""
+    """``input`` where ``condition`` holds, else ``other`` (either may be a number);
+    ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``."""
+    if input is _MISSING and other is _MISSING:
+        return _pyshape.nonzero(condition, as_tuple=True)
     if input is _MISSING or other is _MISSING:
         raise TypeError("where(condition, input, other): pass both input and other")
     ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
@@ -340,3 +343,6 @@ WRAPPERS: dict[str, Any] = {
 }
 # Methods whose receiver is not the wrapper's first argument.
 METHOD_WRAPPERS: dict[str, Any] = {"where": _where_method}
+WRAPPERS.update(_pyshape.WRAPPERS)  # the shape operators' wrappers (view, split, sort, ...)
+WRAPPERS.update(_pynn.WRAPPERS)
+METHOD_WRAPPERS.update(_pyshape.METHOD_WRAPPERS)

@@ -214,9 +214,7 @@ class Tensor:
         """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a
         replacement.  Returns a handle whose ``remove()`` unregisters it."""
         if not self.requires_grad:
-            raise RuntimeError(
-                "cannot register a hook on a tensor that doesn't require gradient"
-            )
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is None:
             hooks = getattr(self, "_hooks", None)
             if hooks is None:

@@ -105,8 +105,10 @@ def _leaves(v: Any) -> list[Any]:
 def map(fn: Callable[..., Any], xs: Any, *args: Any) -> Any:  # noqa: A001 - PyTorch's name
     """Apply ``fn(x, *args)`` to each slice ``x`` of ``xs`` along dim 0 and stack the
     results; ``xs`` may be a tensor or a list/tuple of tensors sliced together.
-    For example ``map(lambda row, k: row.sum() * k, x, 2)`` on a 2x2 ``x`` gives the
-    two row sums times 2.
+
+    >>> import tensor as tt
+    >>> map(lambda row, k: row.sum() * k, tt.tensor([[1.0, 2.0], [3.0, 4.0]]), 2)
+    tensor([ 6., 14.])
     """
     leaves = _leaves(xs)
     if not leaves or len(leaves) != len(xs if isinstance(xs, (list, tuple)) else [xs]):

@@ -44,6 +44,7 @@ __all__ = [
     "check_operands",
     "div",
     "rename",
+    "rename_all",
     "unary",
     "unary_args",
 ]
@@ -125,6 +126,15 @@ def rename(kernel: Callable[..., Any], name: str, ns: Namespace) -> Callable[...
     kernel.__qualname__ = name
     kernel.__module__ = ns.module
     return kernel
+
+
+def rename_all(kernels: dict[str, Any], module: str) -> dict[str, Any]:
+    """Name kernels made by shared factories after the backend module registering them
+    (``backends.cpu.shape.view``), so dump_table shows which backend a kernel serves."""
+    for qualname, kernel in kernels.items():
+        kernel.__name__ = kernel.__qualname__ = qualname.replace(".", "_")
+        kernel.__module__ = module
+    return kernels
 
 
 def check_operands(op: str, self: Any, other: Any) -> None:

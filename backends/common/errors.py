@@ -12,7 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "C10_NAMES",
     "bad_dtype",
+    "cannot_cast",
+    "index_error",
+    "value_error",
     "bool_subtraction",
     "broadcast",
     "device_mismatch",
@@ -107,3 +111,28 @@ def zero_division(op: str, arg: str = "other") -> IntegerDivisionByZero:
         f"{op}(): integer division by zero (argument '{arg}' has a zero element); "
         f"use floating point tensors to get inf/nan instead"
     )
+
+
+# c10's names of the dtypes, which PyTorch's cast errors use ("result type Float ...").
+C10_NAMES = {
+    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+    "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+    "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+}  # fmt: skip
+
+
+def cannot_cast(op: str, result: Any, target: Any, arg: str = "self") -> RuntimeError:
+    """An in-place or out= result whose dtype the written tensor cannot hold."""
+    return RuntimeError(
+        f"{op}(): result type {C10_NAMES[result.name]} can't be cast to the desired output type "
+        f"{C10_NAMES[target.name]} (argument '{arg}' is {target.name}); compute out of place, "
+        f"or convert '{arg}' first, e.g. x = x.to(tt.{result.name})"
+    )
+
+
+def index_error(op: str, message: str) -> IndexError:
+    return IndexError(f"{op}(): {message}")
+
+
+def value_error(op: str, message: str) -> ValueError:
+    return ValueError(f"{op}(): {message}")

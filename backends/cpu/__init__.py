@@ -9,9 +9,12 @@ own import.
 
 from __future__ import annotations
 
+from typing import Any
+
 from dispatch import Library
 
-from . import creation, elementwise, linalg, reduction
+from ..common import variants
+from . import creation, elementwise, linalg, nn, reduction, shape
 
 __all__ = ["LIB", "register"]
 
@@ -24,6 +27,12 @@ def register() -> None:
     if LIB is not None:
         return
     lib = Library("core", "IMPL")
-    for module in (elementwise, reduction, linalg, creation):
-        module.register(lib)
+    found: dict[str, Any] = {}
+    for module in (elementwise, reduction, linalg, shape, nn):
+        found.update(module.kernels())
+    # add_, add.out, ...: made from the functional kernels
+    found.update(variants.kernels(found, f"{__name__}.variants"))
+    for qualname, kernel in found.items():
+        lib.impl(qualname, kernel, "CPU")
+    creation.register(lib)
     LIB = lib

@@ -15,7 +15,7 @@ from dispatch import Library
 from ..common import creation
 from ..common.elementwise import Namespace
 
-__all__ = ["numpy_engine", "register"]
+__all__ = ["engine", "numpy_engine", "register"]
 
 NS = Namespace(np.ndarray, __name__, asarray=np.asarray)
 
@@ -25,7 +25,8 @@ def numpy_engine(seed: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(seed))
 
 
-def _engine(generator: Any, device: Any) -> np.random.Generator:
+def engine(generator: Any, device: Any) -> np.random.Generator:
+    """The NumPy engine of ``generator`` (the device's default one when None)."""
     gen = generator if generator is not None else tensor.default_generator(device)
     if not isinstance(gen, tensor.Generator):
         raise TypeError(f"argument 'generator' must be a tt.Generator, got {type(gen).__name__}")
@@ -38,5 +39,5 @@ def _engine(generator: Any, device: Any) -> np.random.Generator:
 
 
 def register(lib: Library) -> None:
-    for qualname, kernel in creation.kernels(NS, _engine).items():
+    for qualname, kernel in creation.kernels(NS, engine).items():
         lib.impl(qualname, kernel, "CPU")

@@ -14,7 +14,7 @@ from dispatch import Library
 from ..common import linalg
 from ..common.elementwise import Namespace
 
-__all__ = ["PRODUCTS", "register"]
+__all__ = ["PRODUCTS", "kernels", "register"]
 
 NS = Namespace(np.ndarray, __name__, asarray=np.asarray)
 
@@ -27,6 +27,10 @@ PRODUCTS: dict[str, Any] = {
 }
 
 
+def kernels() -> dict[str, Any]:
+    return linalg.kernels(NS, PRODUCTS)
+
+
 def register(lib: Library) -> None:
-    for qualname, kernel in linalg.kernels(NS, PRODUCTS).items():
+    for qualname, kernel in kernels().items():
         lib.impl(qualname, kernel, "CPU")

@@ -11,6 +11,9 @@ machine slows both alike; quote ratios, not times.
 
 Targets (issue 4): tiny ops no slower than PyTorch eager (ratio <= 1.0); large
 arrays within 5% of raw NumPy (ratio <= 1.05: the dispatcher adds no copies).
+Issue 5 adds boolean-mask indexing, ``cat`` of ten small tensors and
+``cross_entropy`` (64 x 10), each with a target of 1.0x PyTorch eager, and a
+conv2d (batch 8, 3 -> 16 channels, 32x32, 3x3) with a target of 2.0x.
 """
 
 from __future__ import annotations
@@ -72,6 +75,62 @@ def tiny_rows(n: int, number: int, rounds: int, failures: list[str]) -> None:
         print(line)
 
 
+def issue5_rows(number: int, rounds: int, failures: list[str]) -> None:
+    """Indexing, joining and nn rows (issue 5), vs the raw NumPy call and PyTorch eager."""
+    rng = np.random.default_rng(6)
+    x = rng.random(100, dtype=np.float32)
+    mask = x > 0.5
+    small = [rng.random((4, 8), dtype=np.float32) for _ in range(10)]
+    images = rng.random((8, 3, 32, 32), dtype=np.float32)
+    weight = rng.random((16, 3, 3, 3), dtype=np.float32)
+    bias = rng.random(16, dtype=np.float32)
+    logits = rng.standard_normal((64, 10)).astype(np.float32)
+    target = rng.integers(0, 10, 64)
+
+    def ce_numpy() -> Any:
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        lse = np.log(np.exp(shifted).sum(axis=1))
+        return (lse - shifted[np.arange(64), target]).mean()
+
+    a, m = tt.from_numpy(x), tt.from_numpy(mask)
+    ts = [tt.from_numpy(v) for v in small]
+    ti, tw, tb = tt.from_numpy(images), tt.from_numpy(weight), tt.from_numpy(bias)
+    tl, tg = tt.from_numpy(logits), tt.from_numpy(target)
+    F = tt.nn.functional
+    cases: list[tuple[str, Any, Any, Any, float, int]] = [
+        ("x[mask] (100 elem)", lambda: a[m], lambda: x[mask], None, 1.0, number),
+        ("tt.cat(10 x [4, 8])", lambda: tt.cat(ts), lambda: np.concatenate(small), None, 1.0,
+         number),
+        ("cross_entropy [64, 10]", lambda: F.cross_entropy(tl, tg), ce_numpy, None, 1.0, number),
+        ("conv2d [8,3,32,32]*[16,3,3,3] p=1", lambda: F.conv2d(ti, tw, tb, padding=1), None, None,
+         2.0, max(1, number // 200)),
+    ]  # fmt: skip
+    if torch is not None:
+        px, pm = torch.from_numpy(x.copy()), torch.from_numpy(mask.copy())
+        ps = [torch.from_numpy(v.copy()) for v in small]
+        pi, pw, pb = (torch.from_numpy(v.copy()) for v in (images, weight, bias))
+        pl, pg = torch.from_numpy(logits.copy()), torch.from_numpy(target.copy())
+        tf = torch.nn.functional
+        theirs = [
+            lambda: px[pm],
+            lambda: torch.cat(ps),
+            lambda: tf.cross_entropy(pl, pg),
+            lambda: tf.conv2d(pi, pw, pb, padding=1),
+        ]
+        cases = [(*c[:3], t, *c[4:]) for c, t in zip(cases, theirs, strict=True)]
+    for name, ours, raw, theirs_fn, target_ratio, n in cases:
+        fns = [ours] + ([raw] if raw is not None else []) + ([theirs_fn] if theirs_fn else [])
+        t = best(fns, n, rounds)
+        line = f"{name:<34}{t[0] * 1e6:>9.3f}us"
+        line += f"{t[1] * 1e6:>9.3f}us{t[0] / t[1]:>8.2f}" if raw is not None else " " * 19
+        if theirs_fn is not None:
+            ratio = t[0] / t[-1]
+            line += f"{t[-1] * 1e6:>9.3f}us{ratio:>8.2f}"
+            if ratio > target_ratio:
+                failures.append(f"{name} is {ratio:.2f}x PyTorch eager (target {target_ratio})")
+        print(line)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (CI smoke run)")
@@ -85,6 +144,7 @@ def main() -> None:
     failures: list[str] = []
     for n in (1, 100):
         tiny_rows(n, tiny_number, rounds, failures)
+    issue5_rows(tiny_number // 5, rounds, failures)
 
     big = np.random.default_rng(2).random(4_000_000, dtype=np.float32)
     big2 = np.random.default_rng(3).random(4_000_000, dtype=np.float32)
@@ -106,7 +166,10 @@ def main() -> None:
 
     if torch is None:
         print("\nPyTorch is not installed: the torch columns are left out.")
-    print("\ntargets: tiny ops <= 1.00x PyTorch eager; large arrays <= 1.05x raw NumPy")
+    print(
+        "\ntargets: tiny ops (and mask indexing, cat, cross_entropy) <= 1.00x PyTorch eager; "
+        "conv2d <= 2.00x; large arrays <= 1.05x raw NumPy"
+    )
     if failures:
         print("missed (quote full runs; quick runs are noisy): " + "; ".join(failures))
     else:

@@ -13,6 +13,24 @@ as their ``grad_fn``.
 
 Operators without a formula get PyTorch's default "warn" autograd fallback:
 their outputs get a node that warns at backward and passes no gradient on.
+
+What a node checks at backward: the versions of the values its formula reads
+(``formula.saved``: argument names and ``"result"``; every tensor argument when a
+formula does not say), so a saved tensor modified in place raises as in PyTorch
+and an unsaved one does not.
+
+In-place operators (``add_``, ``copy_``...) share their functional formula.  Their
+kernel refuses a leaf that requires grad (or a view of one), keeps a copy of
+``self``'s old value when the formula reads it, and rebases history: ``self`` gets
+the new node, whose edge for ``self`` is its old ``grad_fn``.  When ``self`` is a
+view, the base's history is rebased instead (PyTorch's ``CopySlices``): the base
+gets a node that routes the gradient of the written elements through the formula
+and passes the rest on, and the view gets a node that reads its elements back
+from the base (``AsStridedBackward0``).  Which elements of the base a view holds
+comes from its strides and storage offset, so this works for any view.
+
+``out=`` variants of operators with a formula refuse inputs that require grad, as
+PyTorch does.
 """
 
 from __future__ import annotations
@@ -27,6 +45,7 @@ from . import _grad_mode
 from ._graph import Node, _edge_node
 
 __all__ = [
+    "CopySlices",
     "OpNode",
     "autograd_kernel",
     "mark_requires_grad",
@@ -73,10 +92,31 @@ def _collect(schema: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list
     return found
 
 
+def _edge(t: Any) -> tuple[Node | None, int]:
+    """The edge gradients of input ``t`` flow along.  A view whose data changed since
+    its ``grad_fn`` was made (a write through another view, or to its base) first gets
+    a new one that reads it from the base's current history, as PyTorch regenerates
+    view ``grad_fn``s."""
+    if t is None or not t.requires_grad:
+        return (None, 0)
+    fn = t.grad_fn
+    if fn is None:
+        return (_edge_node(t), 0)
+    stale = getattr(fn, "_view_version", None)
+    if stale is not None and stale != t._version and t._base is not None:
+        base = t._base
+        if base.grad_fn is not None:
+            with _grad_mode.no_grad():
+                positions = _view_positions(t, base)
+            mark_requires_grad(t, _ViewOfBaseNode(base, positions, t._version))
+            return (t.grad_fn, 0)
+    return (fn, t._output_nr)
+
+
 class OpNode(Node):
     """The backward of one operator call: its formula applied to the saved call."""
 
-    __slots__ = ("bound", "formula", "op", "out", "versions", "_num_outputs")
+    __slots__ = ("_num_outputs", "_view_version", "bound", "formula", "op", "out", "versions")
 
     def __init__(
         self,
@@ -85,21 +125,24 @@ class OpNode(Node):
         bound: dict[str, Any],
         out: Any,
         inputs: list[Any],
+        saved: list[Any] | None = None,
     ) -> None:
-        super().__init__(
-            tuple(
-                (_edge_node(t), t._output_nr if t.grad_fn is not None else 0)
-                if t is not None and t.requires_grad
-                else (None, 0)
-                for t in inputs
-            )
-        )
+        super().__init__(tuple(_edge(t) for t in inputs))
+        self._view_version = None
         self.op = op
         self.formula = formula
         self.bound = bound
-        self.out = out
+        # Saved without their grad_fn (this node), so node and outputs form no reference
+        # cycle; ``_unpack`` re-attaches the node for double backward (PyTorch's
+        # SavedVariable does the same).
+        self.out = _save_outputs(out)
         self._num_outputs = len(_outputs(out))
-        self.versions = [(t, t._version) for t in inputs if t is not None]
+        # The tensors whose values the formula reads, with their versions now.  An
+        # output is checked through its saved copy (same data, same version counter),
+        # never held itself: that would be the cycle ``_save_outputs`` avoids.
+        checked = inputs if saved is None else saved
+        saved_copy = {id(o): c for o, c in zip(_outputs(out), _outputs(self.out), strict=True)}
+        self.versions = [(saved_copy.get(id(t), t), t._version) for t in checked if t is not None]
 
     @property
     def num_outputs(self) -> int:
@@ -116,12 +159,13 @@ class OpNode(Node):
                 raise RuntimeError(
                     f"one of the variables needed for gradient computation has been modified by "
                     f"an inplace operation: [{t.dtype.name} tensor of shape {list(t.shape)}], "
-                    f"which is an input of {self.name()} ({self.op.name}), is at version "
+                    f"which is saved by {self.name()} ({self.op.name}), is at version "
                     f"{t._version}; expected version {version} instead. Hint: the operation "
                     f"that modified it came after this one; clone() the tensor before "
                     f"modifying it in place."
                 )
-        outs = _outputs(self.out)
+        out = self._unpack()
+        outs = _outputs(out)
         if self._num_outputs == 1:
             grad = grads[0]
         else:
@@ -130,8 +174,28 @@ class OpNode(Node):
                 g if g is not None or not _is_differentiable(o) else zeros_like(o)
                 for g, o in zip(grads, outs, strict=True)
             )
-        result = self.formula(grad, self.bound, self.out)
+        result = self.formula(grad, self.bound, out)
         return list(result)
+
+    def _unpack(self) -> Any:
+        """The saved outputs; under create_graph, as outputs of this node again."""
+        if not _grad_mode.state.enabled:
+            return self.out
+        restored = []
+        for nr, t in enumerate(_outputs(self.out)):
+            if _is_differentiable(t):
+                t = t.detach()
+                t.grad_fn = self
+                t._output_nr = nr
+                t._dispatch_bits |= REQUIRES_GRAD_BIT
+            restored.append(t)
+        if isinstance(self.out, (tuple, list)):
+            return (
+                type(self.out)(restored)
+                if not hasattr(self.out, "_fields")
+                else type(self.out)(*restored)
+            )
+        return restored[0]
 
     def release(self) -> None:
         super().release()
@@ -140,15 +204,74 @@ class OpNode(Node):
         self.versions = []
 
 
+def _save_outputs(out: Any) -> Any:
+    if isinstance(out, (tuple, list)):
+        items = [t.detach() if _is_tensor(t) else t for t in out]
+        return type(out)(*items) if hasattr(out, "_fields") else type(out)(items)
+    return out.detach() if _is_tensor(out) else out
+
+
+def _is_tensor(t: Any) -> bool:
+    return getattr(t, "_dispatch_bits", None) is not None
+
+
 def zeros_like(t: Any) -> Any:
     return ops.core.zeros_like(t)
 
 
+def _tensors(value: Any) -> list[Any]:
+    if isinstance(value, (list, tuple)):
+        return [t for t in value if getattr(t, "_dispatch_bits", None) is not None]
+    return [value] if getattr(value, "_dispatch_bits", None) is not None else []
+
+
+Spec = tuple[tuple[tuple[str, str], ...], bool]
+
+
+def _saved_spec(formula: Formula) -> Spec | None:
+    """((argument, condition), ...) and whether the result is read, from a formula's
+    ``saved`` ("self:other": self, when other requires grad); None: every argument."""
+    saved = getattr(formula, "saved", None)
+    if saved is None:
+        return None
+    names = tuple(tuple(n.partition(":")[::2]) for n in saved if n != "result")
+    return names, "result" in saved  # type: ignore[return-value]
+
+
+def _wanted(bound: dict[str, Any], condition: str) -> bool:
+    if not condition:
+        return True
+    return any(t.requires_grad for t in _tensors(bound.get(condition)))
+
+
+def _saved_tensors(spec: Spec, bound: dict[str, Any], out: Any, skip: str = "") -> list[Any]:
+    names, result = spec
+    found = [
+        t
+        for n, condition in names
+        if n != skip and _wanted(bound, condition)
+        for t in _tensors(bound.get(n))
+    ]
+    if result:
+        found.extend(_tensors(out))
+    return found
+
+
+def _reads_self(spec: Spec | None, bound: dict[str, Any]) -> bool:
+    if spec is None:
+        return True
+    return any(n == "self" and _wanted(bound, c) for n, c in spec[0])
+
+
 def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
     """The Autograd-key kernel of ``op`` (with_keyset, grad-only)."""
+    _WITH_FORMULA.add(op.name.split(".", 1)[0])
+    if _is_inplace(op):
+        return _inplace_kernel(op, formula)
     schema = op.schema
     redispatch = op.redispatch
     grad_state = _grad_mode.state
+    spec = _saved_spec(formula)
 
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
         out = redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
@@ -158,11 +281,204 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
         if not any(t is not None and t.requires_grad for t in inputs):
             return out
         bound = schema.bind(args, kwargs, op_name=op.name)
-        mark_requires_grad(out, OpNode(op, formula, bound, out, inputs))
+        saved = None if spec is None else _saved_tensors(spec, bound, out)
+        node = OpNode(op, formula, bound, out, inputs, saved)
+        mark_requires_grad(out, node)
+        first = out[0] if isinstance(out, (tuple, list)) and out else out
+        if getattr(first, "_base", None) is not None:  # a view: see _edge
+            node._view_version = first._version
         return out
 
     kernel.__qualname__ = kernel.__name__ = f"autograd_{op.name.split('::')[1].replace('.', '_')}"
     return kernel
+
+
+# -- in-place operators -------------------------------------------------------------------------
+_WITH_FORMULA: set[str] = set()  # operator packets with a formula ("core::add"): see out=
+
+
+def _is_inplace(op: OpOverload) -> bool:
+    args = op.schema.arguments
+    return bool(args) and args[0].is_write and not args[0].kwarg_only
+
+
+def _check_inplace(self: Any) -> None:
+    base = self._base
+    if base is None:
+        if self.requires_grad and self.grad_fn is None:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+    elif base.requires_grad and base.grad_fn is None:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+
+
+def _inplace_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
+    schema = op.schema
+    redispatch = op.redispatch
+    grad_state = _grad_mode.state
+    spec = _saved_spec(formula)
+
+    def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
+        if not grad_state.enabled:
+            return redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
+        inputs = _collect(schema, args, kwargs)
+        self = inputs[0]
+        base = self._base
+        if not (
+            any(t is not None and t.requires_grad for t in inputs)
+            or (base is not None and base.requires_grad)
+        ):
+            return redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
+        _check_inplace(self)
+        bound = schema.bind(args, kwargs, op_name=op.name)
+        old = None
+        if _is_differentiable(self) and _reads_self(spec, bound):
+            # The formula reads self's value before the write; a recorded copy, so that
+            # second derivatives reach self's history through it.
+            old = ops.core._to_copy(self)
+        if not _is_differentiable(self):
+            return redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
+        if old is not None:
+            bound["self"] = old
+        # Saved arguments keep their versions from before the write, as in PyTorch: an
+        # argument that is self itself (``a.mul_(a)``) then makes backward raise.
+        if spec is not None:
+            saved = _saved_tensors(
+                (spec[0], False), bound, None, skip="self" if old is not None else ""
+            )
+        else:
+            saved = [t for t in inputs[1:] if t is not None]  # all but self's private copy
+        before = [t._version for t in saved]
+        out = redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
+        if spec is not None and spec[1]:
+            saved += _tensors(out)
+        node = OpNode(op, formula, bound, out, inputs, saved)
+        for i, version in enumerate(before):
+            node.versions[i] = (node.versions[i][0], version)
+        if base is None:
+            mark_requires_grad(self, node)
+        else:
+            _rebase_view(self, base, node)
+        return out
+
+    kernel.__qualname__ = kernel.__name__ = f"autograd_{op.name.split('::')[1].replace('.', '_')}"
+    return kernel
+
+
+def _view_positions(view: Any, base: Any) -> Any:
+    """For each element of ``view``, the flat (row-major) index of the element of ``base``
+    it shares memory with, as an int64 tensor of the view's shape."""
+    core = ops.core
+    shape, strides = list(view.shape), view.stride()
+    int64 = core.arange(0, 1, 1, device=view.device).dtype  # arange of ints: int64
+    offset = view.storage_offset() - base.storage_offset()
+    pos = core.full(shape, offset, dtype=int64, device=view.device)
+    for k, (n, s) in enumerate(zip(shape, strides, strict=True)):
+        if n > 1 and s:
+            pos = pos + core.reshape(
+                core.arange(0, n * s, s, dtype=int64, device=view.device),
+                [n] + [1] * (len(shape) - 1 - k),
+            )
+    bshape, bstrides = list(base.shape), base.stride()
+    if list(bstrides) == _contiguous_strides(bshape):
+        return pos
+    # A strided base: undo its layout dim by dim, largest stride first (negative strides
+    # count from the other end).
+    for n, s in zip(bshape, bstrides, strict=True):
+        if s < 0:
+            pos = pos - (n - 1) * s
+    flat = core.zeros(shape, dtype=int64, device=view.device)
+    rows = _contiguous_strides(bshape)
+    for k in sorted(range(len(bshape)), key=lambda k: -abs(bstrides[k])):
+        n, s = bshape[k], bstrides[k]
+        if n == 1 or s == 0:
+            continue
+        index = core.remainder(core.floor_divide(pos, abs(s)), n)
+        pos = pos - index * abs(s)
+        if s < 0:
+            index = (n - 1) - index
+        flat = flat + index * rows[k]
+    return flat
+
+
+def _contiguous_strides(shape: list[int]) -> list[int]:
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return out[::-1]
+
+
+class CopySlices(Node):
+    """A base's node after an in-place write through one of its views: the written
+    elements' gradient goes through the write's node, the others pass on unchanged."""
+
+    __slots__ = ("node", "positions", "shape")
+
+    def __init__(self, base: Any, positions: Any, node: OpNode) -> None:
+        super().__init__((_edge(base), *node.next_functions[1:]))
+        self.node = node
+        self.positions = positions
+        self.shape = list(base.shape)
+
+    def name(self) -> str:
+        return "CopySlices"
+
+    def apply(self, grads: list[Any]) -> Sequence[Any]:
+        self.check_not_freed()
+        core = ops.core
+        flat = core.reshape(grads[0], [-1])
+        written = core.index.Tensor(flat, [self.positions])
+        result = list(self.node.apply([written]))
+        old = result[0] if result else None
+        if old is None:
+            old = core.zeros_like(written)
+        rest = core.index_put(flat, [self.positions], old, False)
+        return [core.reshape(rest, self.shape), *result[1:]]
+
+    def release(self) -> None:
+        super().release()
+        self.node.release()
+        self.positions = None
+
+
+class _ViewOfBaseNode(Node):
+    """A view's node after a write through it: its elements, read back from the base."""
+
+    __slots__ = ("_view_version", "positions", "shape")
+
+    def __init__(self, base: Any, positions: Any, version: int) -> None:
+        super().__init__(((base.grad_fn, base._output_nr),))
+        self.positions = positions
+        self.shape = list(base.shape)
+        self._view_version = version
+
+    def name(self) -> str:
+        return "AsStridedBackward0"
+
+    def apply(self, grads: list[Any]) -> Sequence[Any]:
+        self.check_not_freed()
+        core = ops.core
+        g = grads[0]
+        n = 1
+        for size in self.shape:
+            n *= size
+        zeros = core.zeros([n], dtype=g.dtype, device=g.device)
+        return [core.reshape(core.index_put(zeros, [self.positions], g, True), self.shape)]
+
+    def release(self) -> None:
+        super().release()
+        self.positions = None
+
+
+def _rebase_view(view: Any, base: Any, node: OpNode) -> None:
+    with _grad_mode.no_grad():
+        positions = _view_positions(view, base)
+    mark_requires_grad(base, CopySlices(base, positions, node))
+    mark_requires_grad(view, _ViewOfBaseNode(base, positions, view._version))
 
 
 class _NotImplementedNode(Node):
@@ -171,14 +487,7 @@ class _NotImplementedNode(Node):
     __slots__ = ("op",)
 
     def __init__(self, op: OpOverload, inputs: list[Any]) -> None:
-        super().__init__(
-            tuple(
-                (_edge_node(t), t._output_nr if t.grad_fn is not None else 0)
-                if t is not None and t.requires_grad
-                else (None, 0)
-                for t in inputs
-            )
-        )
+        super().__init__(tuple(_edge(t) for t in inputs))
         self.op = op
 
     def name(self) -> str:
@@ -199,12 +508,27 @@ class _NotImplementedNode(Node):
 
 def _warn_fallback(keyset: DispatchKeySet, op: OpOverload, /, *args: Any, **kwargs: Any) -> Any:
     # A backend fallback sees every tensor type: use only the dispatch protocol here.
-    out = op.redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
     if _grad_mode.state.enabled:
         inputs = _collect(op.schema, args, kwargs)
         if any(getattr(t, "_dispatch_bits", 0) & REQUIRES_GRAD_BIT for t in inputs):
+            _refuse_out(op)
+            out = op.redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
             mark_requires_grad(out, _NotImplementedNode(op, inputs))
-    return out
+            return out
+    return op.redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
+
+
+def _refuse_out(op: OpOverload) -> None:
+    """PyTorch's rule: the out= form of a differentiable operator refuses inputs that
+    require grad (the out tensor included)."""
+    if op.name.split(".", 1)[0] not in _WITH_FORMULA:
+        return
+    if any(a.is_write and a.kwarg_only for a in op.schema.arguments):
+        name = op.name.split("::", 1)[1].split(".", 1)[0]
+        raise RuntimeError(
+            f"{name}(): functions with out=... arguments don't support automatic "
+            f"differentiation, but one of the arguments requires grad."
+        )
 
 
 _FALLBACK_LIB = Library("_", "IMPL")

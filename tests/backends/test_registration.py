@@ -12,8 +12,7 @@ def _qualnames() -> list[str]:
     out = []
     for op in tt.OP_TABLE:
         for text in op.schemas:
-            overload = parse_schema(text).overload_name
-            out.append(f"core::{op.name}" + (f".{overload}" if overload else ""))
+            out.append(f"core::{parse_schema(text).qualified_name}")
     return out
 
 

@@ -14,59 +14,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 
+from . import opdb_nn, opdb_shape, opdb_variants
 from . import references as R
 from . import samples as S
-from .samples import DTYPE_NAMES, FLOAT_NAMES, INT_NAMES, Sample, up, upf
-
-
-@dataclass
-class OpEntry:
-    id: str
-    op: str  # row of tensor.OP_TABLE
-    call: Callable[..., Any]
-    ref: Callable[..., Any] | None
-    samples: Callable[[str, np.random.Generator], list[Sample]]
-    dtypes: tuple[str, ...] = DTYPE_NAMES  # dtypes to run (supported or not)
-    random: bool = False  # values are random: compare shape/dtype only
-    tol: float = 1.0  # multiplies the default tolerances
-    torch_call: Callable[..., Any] | None = None  # when torch spells it differently
-    support: str = ""  # the table row whose dtypes say what is supported (default: op)
-    supported: tuple[str, ...] | None = None  # or the supported dtype names themselves
-    torch_values_for: tuple[str, ...] = DTYPE_NAMES  # dtypes whose values match PyTorch's
-
-    def __repr__(self) -> str:
-        return self.id
-
-
-# -- the database -------------------------------------------------------------------------------------
-def _fn(name: str) -> Callable[..., Any]:
-    """``lib.<name>(*args, **kwargs)`` (dotted names walk modules: ``linalg.vector_norm``)."""
-
-    def call(lib: Any, *args: Any, **kwargs: Any) -> Any:
-        obj = lib
-        for part in name.split("."):
-            obj = getattr(obj, part)
-        return obj(*args, **kwargs)
-
-    return call
-
-
-def _core(name: str) -> Callable[..., Any]:
-    """Our ``ops.core.<name>`` (for ops PyTorch keeps in torch.nn.functional)."""
-
-    def call(lib: Any, *args: Any, **kwargs: Any) -> Any:
-        from dispatch import ops
-
-        return getattr(ops.core, name)(*args, **kwargs)
-
-    return call
-
+from .opentry import OpEntry, _core, _fn
+from .samples import DTYPE_NAMES, FLOAT_NAMES, INT_NAMES, up, upf
 
 # Unary: name -> (NumPy reference, input domain).
 UNARY: dict[str, tuple[Callable[..., Any], tuple[float, float]]] = {
@@ -654,6 +611,9 @@ def _build() -> list[OpEntry]:
             "full_like": lambda x, v, **k: np.full_like(up(x), v),
         }.get(name)
         db.append(OpEntry(name, name, _fn(name), ref, S.like_samples(name), random=ref is None))
+    db.extend(opdb_shape.entries())
+    db.extend(opdb_nn.entries())
+    db.extend(opdb_variants.entries(db))  # add_, add.out, ... from the entries above
     return db
 
 

@@ -39,6 +39,11 @@ def to_tt(value: Any, device: str) -> Any:
     if isinstance(value, np.ndarray):
         if device == "cpu":
             return tt.from_numpy(value)  # keeps the strides of non-contiguous samples
+        if device == "meta" and not value.flags.c_contiguous and value.ndim:
+            # A meta tensor with the sample's strides, so views fail where the CPU's do.
+            dt = tt.from_numpy(value).dtype
+            meta = tt.MetaArray(value.shape, dt.numpy_dtype, value.strides)
+            return tt.Tensor._make(meta, dt, tt.device("meta"))
         return tt.tensor(value, device=device)
     if value is DEVICE:
         return device

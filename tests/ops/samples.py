@@ -45,6 +45,10 @@ class Sample:
     # error of ours without one of PyTorch's is accepted there.
     degenerate: bool = False
     torch_values: bool = True  # False where PyTorch's values are its own quirk (see notes)
+    # The result's shape depends on the data: meta kernels raise NotImplementedError.
+    meta_raises: bool = False
+    # The CPU error comes from the values (an index out of range), which meta cannot see.
+    data_error: bool = False
 
 
 # -- values ---------------------------------------------------------------------------------

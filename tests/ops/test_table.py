@@ -7,7 +7,7 @@ import inspect
 import pytest
 
 import tensor as tt
-from dispatch import ops
+from dispatch import ops, parse_schema
 
 # The first half of OPS.md (elementwise, reductions and scans, linear algebra,
 # conversions and creation), as PyTorch exposes them.
@@ -172,9 +172,11 @@ def test_linalg_namespace() -> None:
 
 
 def test_generated_signatures_are_pytorchs() -> None:
-    assert str(inspect.signature(tt.add)) == "(input, other, *, alpha=1)"
+    assert str(inspect.signature(tt.add)) == "(input, other, *, alpha=1, out=None)"
     assert str(inspect.signature(tt.Tensor.add)) == "(self, other, *, alpha=1)"
-    assert str(inspect.signature(tt.sum)) == "(input, dim=None, keepdim=False, *, dtype=None)"
+    assert str(inspect.signature(tt.sum)) == (
+        "(input, dim=None, keepdim=False, *, dtype=None, out=None)"
+    )
     assert str(inspect.signature(tt.isclose)) == (
         "(input, other, rtol=1e-05, atol=1e-08, equal_nan=False)"
     )
@@ -185,8 +187,10 @@ def test_generated_signatures_are_pytorchs() -> None:
 
 def test_every_row_defines_its_schemas() -> None:
     for op in tt.OP_TABLE:
-        packet = getattr(ops.core, op.name)
-        assert packet.overloads(), op.name
+        for text in op.schemas:
+            schema = parse_schema(text)
+            packet = getattr(ops.core, schema.name)
+            assert (schema.overload_name or "default") in packet.overloads(), text
 
 
 def test_overload_selection_by_argument_types() -> None:
@@ -224,3 +228,60 @@ def test_dtype_rules_follow_the_default_dtype() -> None:
     finally:
         tt.set_default_dtype(tt.float32)
     assert tt.op_info("sin").result_dtypes[tt.int32] == (tt.float32, tt.float32)
+
+
+# The second half of OPS.md (shape, views and indexing; nn functions; in-place and out=).
+FUNCTIONS_2 = [
+    "reshape", "transpose", "permute", "select", "diagonal", "unbind", "split",
+    "split_with_sizes", "squeeze", "unsqueeze", "t", "narrow", "chunk", "flatten", "unflatten",
+    "broadcast_to", "clone", "tile", "index_put", "index_select", "gather", "scatter",
+    "scatter_add", "masked_fill", "masked_select", "nonzero", "take_along_dim", "cat", "stack",
+    "flip", "roll", "tril", "triu", "diag", "sort", "argsort", "topk", "unique", "softmax",
+    "log_softmax", "layer_norm", "dropout", "embedding", "conv2d", "max_pool2d",
+    "binary_cross_entropy_with_logits",
+]  # fmt: skip
+METHODS_2 = [
+    "view", "reshape", "expand", "expand_as", "view_as", "reshape_as", "contiguous", "repeat",
+    "stride", "storage_offset", "data_ptr", "is_contiguous", "T", "mT", "__getitem__",
+    "__setitem__", "add_", "sub_", "mul_", "div_", "clamp_", "zero_", "fill_", "copy_",
+    "masked_fill_", "index_put_", "scatter_", "exp_", "relu_", "sigmoid_", "__iadd__",
+    "__itruediv__", "__imul__", "softmax", "log_softmax",
+]  # fmt: skip
+NN_FUNCTIONAL = [
+    "softmax", "log_softmax", "linear", "layer_norm", "dropout", "embedding", "cross_entropy",
+    "mse_loss", "binary_cross_entropy_with_logits", "conv2d", "max_pool2d", "avg_pool2d",
+    "gelu", "silu", "softplus", "relu", "sigmoid", "tanh",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", FUNCTIONS_2)
+def test_second_half_functions_exist(name: str) -> None:
+    assert callable(getattr(tt, name)), name
+    assert name in tt.__all__
+
+
+@pytest.mark.parametrize("name", METHODS_2)
+def test_second_half_methods_exist(name: str) -> None:
+    assert hasattr(tt.Tensor, name), name
+
+
+@pytest.mark.parametrize("name", NN_FUNCTIONAL)
+def test_nn_functional_exists(name: str) -> None:
+    assert callable(getattr(tt.nn.functional, name)), name
+
+
+def test_in_place_and_out_schemas_are_mutable() -> None:
+    assert str(ops.core.add_.Tensor.schema) == (
+        "core::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"
+    )
+    assert str(ops.core.add.out.schema) == (
+        "core::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"
+    )
+    assert (
+        str(ops.core.view.default.schema)
+        == "core::view(Tensor(a) self, SymInt[] size) -> Tensor(a)"
+    )
+    for row in tt.OP_TABLE:
+        if row.family in ("inplace", "out", "mutation"):
+            for text in row.schemas:
+                assert parse_schema(text).is_mutable, text

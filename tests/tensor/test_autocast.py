@@ -45,8 +45,9 @@ def test_unsupported_settings_warn_and_disable() -> None:
     with region:
         assert not tt.is_autocast_enabled("cpu")
     if not tt.cuda.is_available():
-        with pytest.warns(UserWarning, match="CUDA is not available. Disabling"), tt.autocast(
-            "cuda"
+        with (
+            pytest.warns(UserWarning, match="CUDA is not available. Disabling"),
+            tt.autocast("cuda"),
         ):
             assert not tt.is_autocast_enabled("cuda")
     with pytest.raises(ValueError, match="device_type must be 'cpu' or 'cuda'"):

@@ -58,3 +58,21 @@ def test_cond_under_logging_mode_and_autocast() -> None:
 def test_cond_is_a_higher_order_operator_with_pytorch_fallthroughs() -> None:
     keys = cond_op.non_fallthrough_keys()
     assert "AutocastCPU" not in keys and "AutogradCPU" in keys and "Python" in keys
+
+
+def test_map_stacks_fn_over_the_leading_dimension() -> None:
+    from tensor.higher_order import map as hmap
+
+    x = tt.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    out = hmap(lambda row, k: row * k, x, 3.0)
+    assert out.tolist() == [[3.0, 6.0], [9.0, 12.0]]
+    out.sum().backward()
+    assert x.grad.tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    a, b = hmap(lambda pair: (pair[0] + pair[1], pair[0]), [x.detach(), x.detach()])
+    assert a.tolist() == [[2.0, 4.0], [6.0, 8.0]] and b.shape == (2, 2)
+    with pytest.raises(RuntimeError, match="same leading dimension"):
+        hmap(lambda p: p, [tt.ones(2), tt.ones(3)])
+    with FakeMode():
+        fake = hmap(lambda row: row.sum(), tt.randn(5, 3))
+    assert fake.shape == (5,) and fake.device.type == "meta"
+    assert tt.cond is cond

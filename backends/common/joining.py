@@ -1,0 +1,238 @@
+"""Joining and rearranging (cat, stack, flip, roll, repeat, tril, triu, diag), written once.
+
+Imports: ``tensor`` and ``backends.common``.
+
+Each kernel checks its arguments (PyTorch's rules and messages) and computes the
+result's shape and dtype, which is all a meta kernel returns; data kernels then
+call the array namespace.  ``cat`` and ``stack`` promote their inputs' dtypes
+as PyTorch does, and ``cat`` skips legacy 1-D empty tensors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import tensor
+from tensor import Tensor
+
+from . import errors, shapes
+from .elementwise import MetaNamespace, Namespace
+
+__all__ = ["cat_result", "kernels"]
+
+_make = Tensor._make
+_make_meta = Tensor._make_meta
+_promote = tensor.promote_types
+
+
+def _tensor_list(op: str, tensors: Any) -> list[Any]:
+    if not isinstance(tensors, (list, tuple)) or not tensors:
+        raise ValueError(f"{op}(): expected a non-empty list of Tensors (argument 'tensors')")
+    return list(tensors)
+
+
+def cat_result(tensors: Any, dim: Any) -> tuple[list[Any], tuple[int, ...], int, Any, Any]:
+    """(tensors kept, shape, dim, dtype, device) of a ``cat`` call, or PyTorch's error."""
+    tensors = _tensor_list("cat", tensors)
+    first = tensors[0]
+    dt, dev = first._dtype, first._device
+    kept = []
+    positions: list[int] = []  # each kept tensor's position in the list, for messages
+    ref = None
+    for i, t in enumerate(tensors):
+        if t._dtype is not dt:
+            dt = _promote(dt, t._dtype)
+        if t._device is not dev:
+            raise errors.device_mismatch("cat", ("tensors[0]", dev), (f"tensors[{i}]", t._device))
+        shape = t._array.shape
+        if len(shape) == 1 and shape[0] == 0:
+            continue  # legacy: 1-D empty tensors are skipped
+        if not shape:
+            raise RuntimeError(
+                f"cat(): zero-dimensional tensor (at position {i}) cannot be concatenated"
+            )
+        kept.append(t)
+        positions.append(i)
+        if ref is None:
+            ref = shape
+    if ref is None:
+        return kept, (0,), 0, dt, dev
+    d = shapes.normalize_dim("cat", dim, len(ref))
+    total = 0
+    for t, position in zip(kept, positions, strict=True):
+        shape = t._array.shape
+        if len(shape) != len(ref):
+            raise RuntimeError(
+                f"cat(): Tensors must have same number of dimensions: got {len(ref)} and "
+                f"{len(shape)}"
+            )
+        for j, (a, b) in enumerate(zip(ref, shape, strict=True)):
+            if j != d and a != b:
+                raise RuntimeError(
+                    f"cat(): Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{a} but got size {b} for tensor number {position} in the list."
+                )
+        total += shape[d]
+    out = list(ref)
+    out[d] = total
+    return kept, tuple(out), d, dt, dev
+
+
+def _stack_result(tensors: Any, dim: Any) -> tuple[list[Any], tuple[int, ...], int, Any, Any]:
+    tensors = _tensor_list("stack", tensors)
+    first = tensors[0]
+    ref = first._array.shape
+    dt, dev = first._dtype, first._device
+    for i, t in enumerate(tensors[1:], 1):
+        if t._array.shape != ref:
+            raise RuntimeError(
+                f"stack(): stack expects each tensor to be equal size, but got {list(ref)} at "
+                f"entry 0 and {list(t._array.shape)} at entry {i}"
+            )
+        if t._dtype is not dt:
+            dt = _promote(dt, t._dtype)
+        if t._device is not dev:
+            raise errors.device_mismatch("stack", ("tensors[0]", dev), (f"tensors[{i}]", t._device))
+    d = shapes.normalize_dim("stack", dim, len(ref) + 1)
+    return tensors, (*ref[:d], len(tensors), *ref[d:]), d, dt, dev
+
+
+def _dims(op: str, dims: Any, ndim: int) -> tuple[int, ...]:
+    out = []
+    for d in [dims] if isinstance(dims, int) else dims:
+        n = shapes.normalize_dim(op, d, ndim, "dims")
+        if n in out:
+            raise RuntimeError(f"{op}(): dim {n} appears multiple times in the list of dims")
+        out.append(n)
+    return tuple(out)
+
+
+def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
+    """The joining kernels of one backend (``ns`` a ``MetaNamespace`` for meta);
+    ``fns["diag"]`` is the namespace's ``diag`` (not in the array API)."""
+    meta = isinstance(ns, MetaNamespace)
+    xp = ns.xp
+    diag_fn = fns.get("diag")
+    concat = fns.get("concat", xp.concat if xp is not None else None)
+
+    def _arrays(tensors: list[Any], dt: Any) -> list[Any]:
+        np_dtype = dt.numpy_dtype
+        return [t._array if t._dtype is dt else t._array.astype(np_dtype) for t in tensors]
+
+    def cat(tensors: Any, dim: Any = 0) -> Any:
+        # Fast path (ci/bench/ops.py: cat of ten small tensors): one dtype and device and an
+        # in-range dim; the array library checks the shapes, and any error it raises sends
+        # the call down the validating path below, which raises PyTorch's message.
+        # Devices are not compared here: arrays of another device make the library raise.
+        if not meta and tensors:
+            first = tensors[0]
+            dt = first._dtype
+            arrays = [t._array for t in tensors if t._dtype is dt]
+            ndim = first._array.ndim
+            if len(arrays) == len(tensors) and ndim and type(dim) is int and -ndim <= dim < ndim:
+                try:
+                    return _make(concat(arrays, axis=dim), dt, first._device)
+                except (ValueError, TypeError):
+                    pass
+        kept, shape, d, dt, dev = cat_result(tensors, dim)
+        if meta:
+            return _make_meta(shape, dt, dev)
+        if not kept:
+            return _make(xp.zeros((0,), dtype=dt.numpy_dtype), dt, dev)
+        return _make(concat(_arrays(kept, dt), axis=d), dt, dev)
+
+    def stack(tensors: Any, dim: Any = 0) -> Any:
+        tensors, shape, d, dt, dev = _stack_result(tensors, dim)
+        if meta:
+            return _make_meta(shape, dt, dev)
+        return _make(xp.stack(_arrays(tensors, dt), axis=d), dt, dev)
+
+    def flip(self: Any, dims: Any) -> Any:
+        x = self._array
+        axes = _dims("flip", dims, x.ndim)
+        if meta:
+            return _make_meta(tuple(x.shape), self._dtype, self._device)
+        out = xp.flip(x, axis=axes).copy() if axes and x.ndim else x.copy()
+        return _make(out, self._dtype, self._device)
+
+    def roll(self: Any, shifts: Any, dims: Any = ()) -> Any:
+        x = self._array
+        shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        if not shifts:
+            raise RuntimeError("roll(): `shifts` required")
+        if dims and len(shifts) != len(dims):
+            raise RuntimeError(
+                f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
+            )
+        if not dims and len(shifts) != 1:
+            raise RuntimeError(
+                f"roll(): with no dims, shifts must have one element, got {len(shifts)}"
+            )
+        axes = [shapes.normalize_dim("roll", d, x.ndim, "dims") for d in dims]
+        if meta:
+            return _make_meta(tuple(x.shape), self._dtype, self._device)
+        if not axes:
+            flat = xp.roll(xp.reshape(x, (-1,)), shifts[0])
+            return _make(xp.reshape(flat, x.shape), self._dtype, self._device)
+        return _make(xp.roll(x, tuple(shifts), axis=tuple(axes)), self._dtype, self._device)
+
+    def repeat(self: Any, repeats: Any) -> Any:
+        x = self._array
+        reps = [int(r) for r in repeats]
+        if len(reps) < x.ndim:
+            raise RuntimeError(
+                f"repeat(): Number of dimensions of repeat dims can not be smaller than number "
+                f"of dimensions of tensor (repeats has {len(reps)}, self has {x.ndim})"
+            )
+        lead = len(reps) - x.ndim
+        base = (1,) * lead + tuple(x.shape)
+        shape = tuple(r * n for r, n in zip(reps, base, strict=True))
+        if any(r < 0 for r in reps):
+            raise RuntimeError(
+                f"repeat(): Trying to create tensor with negative dimension "
+                f"{min(reps)}: {list(shape)}"
+            )
+        if meta:
+            return _make_meta(shape, self._dtype, self._device)
+        out = xp.tile(xp.reshape(x, base), tuple(reps)) if reps else x.copy()
+        return _make(ns.asarray(out), self._dtype, self._device)
+
+    def _triangle(op: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def kernel(self: Any, diagonal: Any = 0) -> Any:
+            x = self._array
+            if x.ndim < 2:
+                raise RuntimeError(f"{op}(): input tensor must have at least 2 dimensions")
+            if meta:
+                return _make_meta(tuple(x.shape), self._dtype, self._device)
+            return _make(fn(x, k=int(diagonal)), self._dtype, self._device)
+
+        return kernel
+
+    def diag(self: Any, diagonal: Any = 0) -> Any:
+        x = self._array
+        k = int(diagonal)
+        if x.ndim == 1:
+            n = x.shape[0] + abs(k)
+            shape: tuple[int, ...] = (n, n)
+        elif x.ndim == 2:
+            r, c = x.shape
+            shape = (max(0, min(r, c - k) if k >= 0 else min(r + k, c)),)
+        else:
+            raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D")
+        if meta:
+            return _make_meta(shape, self._dtype, self._device)
+        out = diag_fn(x, k)  # type: ignore[misc]
+        return _make(out.copy() if x.ndim == 2 else out, self._dtype, self._device)
+
+    return {
+        "cat": cat,
+        "stack": stack,
+        "flip": flip,
+        "roll": roll,
+        "repeat": repeat,
+        "tril": _triangle("tril", xp.tril if xp is not None else None),
+        "triu": _triangle("triu", xp.triu if xp is not None else None),
+        "diag": diag,
+    }

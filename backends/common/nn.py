@@ -1,0 +1,280 @@
+"""Neural-network kernels (softmax, log_softmax, layer_norm, native_dropout, embedding,
+cross_entropy_loss), written once against the array namespace and for meta.
+
+Imports: ``tensor`` and ``backends.common``.
+
+Each kernel checks its arguments with PyTorch's rules and messages and computes
+the result's shape and dtype (all a meta kernel returns), then the values with
+the namespace.  Half-precision inputs compute in float32 and round once at the
+end, as PyTorch's CPU kernels accumulate.  Convolution and pooling live in
+``backends.common.conv``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import tensor
+from tensor import Tensor
+
+from . import errors, shapes
+from .elementwise import MetaNamespace, Namespace
+
+__all__ = ["REDUCTIONS", "kernels"]
+
+_make = Tensor._make
+_make_meta = Tensor._make_meta
+_HALF = (tensor.float16, tensor.bfloat16)
+_FAST = (tensor.float32, tensor.float64)
+_INT64 = tensor.int64
+REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}  # ATen's Reduction enum
+
+
+def _float_dtype(op: str, dt: Any, arg: str = "self") -> None:
+    if not dt.is_floating_point:
+        raise errors.unsupported_dtype(op, dt, arg)
+
+
+def _reduction(op: str, reduction: Any) -> str:
+    name = REDUCTIONS.get(reduction)
+    if name is None:
+        raise ValueError(f"{op}(): {reduction!r} is not a valid value for reduction (0, 1 or 2)")
+    return name
+
+
+def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
+    """The nn kernels of one backend (``ns`` a ``MetaNamespace`` for meta); ``fns["engine"]``
+    gives the random engine of the device's default generator (``native_dropout``)."""
+    meta = isinstance(ns, MetaNamespace)
+    xp = ns.xp
+    engine = fns.get("engine")
+    # Row reductions of a matrix: NumPy's ufunc.reduce skips the wrappers of .max()/.sum().
+    row_max = fns.get("row_max", lambda a: a.max(axis=1, keepdims=True))
+    row_sum = fns.get("row_sum", lambda a: a.sum(axis=1))
+    sum_all = fns.get("total", lambda a: a.sum())
+    aranges: dict[int, Any] = {}
+
+    def _rows(n: int) -> Any:
+        rows = aranges.get(n)
+        if rows is None:
+            rows = aranges[n] = xp.arange(n)
+            if len(aranges) > 64:  # a few batch sizes at a time
+                aranges.clear()
+        return rows
+
+    def _compute(x: Any, dt: Any) -> Any:
+        cdt = tensor.float32 if dt in _HALF else dt
+        return x if x.dtype == cdt.numpy_dtype else x.astype(cdt.numpy_dtype)
+
+    def _softmax(op: str, log: bool) -> Callable[..., Any]:
+        def kernel(self: Any, dim: Any, dtype: Any = None) -> Any:
+            odt = self._dtype if dtype is None else dtype
+            _float_dtype(op, odt)
+            x = self._array
+            d = shapes.normalize_dim(op, dim, x.ndim)
+            if meta:
+                return _make_meta(tuple(x.shape), odt, self._device)
+            a = _compute(x, odt)
+            if a.ndim == 0 or a.size == 0:
+                out = xp.zeros_like(a) if log else xp.ones_like(a)
+                return _make(out.astype(odt.numpy_dtype), odt, self._device)
+            shifted = a - xp.max(a, axis=d, keepdims=True)
+            e = xp.exp(shifted)
+            s = xp.sum(e, axis=d, keepdims=True)
+            out = shifted - xp.log(s) if log else e / s
+            return _make(out.astype(odt.numpy_dtype, copy=False), odt, self._device)
+
+        return kernel
+
+    def layer_norm(
+        input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
+        eps: float = 1e-05, cudnn_enable: bool = True,
+    ) -> Any:  # fmt: skip
+        _float_dtype("layer_norm", input._dtype, "input")
+        x = input._array
+        norm = tuple(int(n) for n in normalized_shape)
+        k = len(norm)
+        if not k or tuple(x.shape[x.ndim - k :]) != norm or k > x.ndim:
+            raise RuntimeError(
+                f"layer_norm(): Given normalized_shape={list(norm)}, expected input with shape "
+                f"[*, {', '.join(map(str, norm))}], but got input of size{list(x.shape)}"
+            )
+        for arg, t in (("weight", weight), ("bias", bias)):
+            if t is not None and tuple(t._array.shape) != norm:
+                raise RuntimeError(
+                    f"layer_norm(): Expected {arg} to be of same shape as normalized_shape, but "
+                    f"got {arg} of shape {list(t._array.shape)} and normalized_shape = {list(norm)}"
+                )
+        dt, dev = input._dtype, input._device
+        if meta:
+            return _make_meta(tuple(x.shape), dt, dev)
+        a = _compute(x, dt)
+        axes = tuple(range(x.ndim - k, x.ndim))
+        mean = xp.mean(a, axis=axes, keepdims=True)
+        centered = a - mean
+        var = xp.mean(centered * centered, axis=axes, keepdims=True)
+        out = centered / xp.sqrt(var + eps)
+        if weight is not None:
+            out = out * _compute(weight._array, dt)
+        if bias is not None:
+            out = out + _compute(bias._array, dt)
+        return _make(out.astype(dt.numpy_dtype, copy=False), dt, dev)
+
+    def native_dropout(input: Any, p: float, train: Any) -> Any:
+        _float_dtype("native_dropout", input._dtype, "input")
+        x = input._array
+        dt, dev = input._dtype, input._device
+        if meta:
+            shape = tuple(x.shape)
+            return _make_meta(shape, dt, dev), _make_meta(shape, tensor.bool, dev)
+        if train is False or p == 0:
+            return _make(x.copy(), dt, dev), _make(
+                xp.ones(x.shape, dtype=xp.bool), tensor.bool, dev
+            )
+        rng = engine(None, dev)  # type: ignore[misc]
+        keep = rng.random(x.shape) >= p
+        scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
+        out = xp.where(keep, _compute(x, dt) * scale, 0)
+        return _make(out.astype(dt.numpy_dtype), dt, dev), _make(keep, tensor.bool, dev)
+
+    def embedding(
+        weight: Any, indices: Any, padding_idx: Any = -1, scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+    ) -> Any:  # fmt: skip
+        if indices._dtype not in (tensor.int64, tensor.int32):
+            raise RuntimeError(
+                f"embedding(): Expected tensor for argument #1 'indices' to have one of the "
+                f"following scalar types: Long, Int; but got {indices._dtype.name} instead"
+            )
+        w = weight._array
+        if w.ndim != 2:
+            raise RuntimeError(f"embedding(): 'weight' must be 2-D (got {w.ndim}-D)")
+        idx = indices._array
+        shape = (*idx.shape, w.shape[1])
+        if meta:
+            return _make_meta(shape, weight._dtype, weight._device)
+        if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= w.shape[0]):
+            raise IndexError(
+                f"embedding(): index out of range in self (indices must be in [0, {w.shape[0]}))"
+            )
+        return _make(xp.take(w, xp.reshape(idx, (-1,)), axis=0).reshape(shape), weight._dtype,
+                     weight._device)  # fmt: skip
+
+    def cross_entropy_loss(
+        self: Any, target: Any, weight: Any = None, reduction: Any = 1,
+        ignore_index: Any = -100, label_smoothing: float = 0.0,
+    ) -> Any:  # fmt: skip
+        x, t = self._array, target._array
+        # Fast path (ci/bench/ops.py): (N, C) logits, N class indices, a mean, nothing else.
+        if (
+            reduction == 1 and weight is None and not label_smoothing and not meta
+            and x.ndim == 2 and t.ndim == 1 and self._dtype in _FAST and target._dtype is _INT64
+            and t.shape[0] == x.shape[0] and t.shape[0] and int(t.min()) >= 0
+        ):  # fmt: skip
+            n = t.shape[0]
+            shifted = x - row_max(x)
+            try:
+                picked = shifted[_rows(n), t]
+            except IndexError:
+                pass  # a target out of range: the checks below raise PyTorch's error
+            else:
+                loss = sum_all(xp.log(row_sum(xp.exp(shifted))) - picked) / n
+                return _make(xp.asarray(loss, dtype=x.dtype), self._dtype, self._device)
+        mode = _reduction("cross_entropy", reduction)
+        _float_dtype("cross_entropy", self._dtype)
+        if x.ndim == 0:
+            raise RuntimeError("cross_entropy(): input must have at least 1 dimension (classes)")
+        cdim = 0 if x.ndim == 1 else 1
+        classes = x.shape[cdim]
+        probs = target._dtype.is_floating_point
+        batch_shape = tuple(s for i, s in enumerate(x.shape) if i != cdim)
+        if probs:
+            if tuple(t.shape) != tuple(x.shape):
+                raise RuntimeError(
+                    f"cross_entropy(): Expected target size {list(x.shape)}, got {list(t.shape)}"
+                )
+            if target._dtype is not self._dtype:
+                raise RuntimeError(
+                    f"cross_entropy(): expected scalar type {self._dtype.name} but found "
+                    f"{target._dtype.name} (argument 'target' holds probabilities)"
+                )
+        else:
+            if target._dtype is not tensor.int64:
+                raise RuntimeError(
+                    f"cross_entropy(): expected scalar type Long but found "
+                    f"{errors.C10_NAMES[target._dtype.name]} (argument 'target')"
+                )
+            if tuple(t.shape) != batch_shape:
+                raise RuntimeError(
+                    f"cross_entropy(): Expected input batch_size ({x.shape[0] if x.ndim > 1 else 1}) "
+                    f"to match target batch_size ({t.shape[0] if t.ndim else 1}) (input has "
+                    f"shape {list(x.shape)}, target {list(t.shape)})"
+                )
+        if weight is not None and tuple(weight._array.shape) != (classes,):
+            raise RuntimeError(
+                f"cross_entropy(): weight tensor should be defined either for all {classes} "
+                f"classes or no classes but got weight tensor of shape: {list(weight._array.shape)}"
+            )
+        dt, dev = self._dtype, self._device
+        out_shape = batch_shape if mode == "none" else ()
+        if meta:
+            return _make_meta(out_shape, dt, dev)
+        a = _compute(x, dt)
+        logp = a - xp.max(a, axis=cdim, keepdims=True) if a.size else a
+        logp = logp - xp.log(xp.sum(xp.exp(logp), axis=cdim, keepdims=True))
+        wshape = [1] * a.ndim
+        wshape[cdim] = classes
+        w = None if weight is None else xp.reshape(_compute(weight._array, dt), tuple(wshape))
+        eps = float(label_smoothing)
+        if probs:
+            p = _compute(t, dt)
+            if eps > 0:
+                p = p * (1 - eps) + eps / classes
+            terms = logp * p if w is None else logp * p * w
+            loss = -xp.sum(terms, axis=cdim)
+            if mode == "mean":
+                loss = xp.sum(loss) / (a.size / classes if classes else 0)
+            elif mode == "sum":
+                loss = xp.sum(loss)
+            return _make(xp.asarray(loss).astype(dt.numpy_dtype), dt, dev)
+        ignored = t == ignore_index
+        safe = xp.where(ignored, 0, t)
+        if t.size and (int(safe.min()) < 0 or int(safe.max()) >= classes):
+            bad = int(safe.max()) if int(safe.max()) >= classes else int(safe.min())
+            raise IndexError(f"cross_entropy(): Target {bad} is out of bounds.")
+        picked = xp.squeeze(
+            xp.take_along_axis(logp, xp.expand_dims(safe, axis=cdim), axis=cdim), axis=cdim
+        )
+        wt = (
+            xp.ones(t.shape, dtype=a.dtype)
+            if w is None
+            else xp.take(_compute(weight._array, dt), safe)
+        )
+        wt = xp.where(ignored, 0, wt)
+        nll = -picked * wt
+        if eps > 0:
+            smooth = -xp.sum(logp if w is None else logp * w, axis=cdim)
+            smooth = xp.where(ignored, 0, smooth)
+        if mode == "none":
+            loss = nll if eps == 0 else (1 - eps) * nll + smooth * (eps / classes)
+        elif mode == "sum":
+            loss = xp.sum(nll)
+            if eps > 0:
+                loss = (1 - eps) * loss + xp.sum(smooth) * (eps / classes)
+        else:
+            total = xp.sum(wt)
+            loss = xp.sum(nll) / total
+            if eps > 0:
+                denom = total if w is not None else xp.sum(~ignored)
+                loss = (1 - eps) * loss + (xp.sum(smooth) / denom) * (eps / classes)
+        return _make(xp.asarray(loss).astype(dt.numpy_dtype), dt, dev)
+
+    return {
+        "softmax.int": _softmax("softmax", False),
+        "log_softmax.int": _softmax("log_softmax", True),
+        "layer_norm": layer_norm,
+        "native_dropout": native_dropout,
+        "embedding": embedding,
+        "cross_entropy_loss": cross_entropy_loss,
+    }

@@ -1,0 +1,200 @@
+"""Kernels of the in-place and ``out=`` forms, made from the functional kernels, once.
+
+Imports: ``dispatch`` (the schema parser), ``tensor`` and ``backends.common``.
+
+``kernels(found)`` takes a backend's functional kernels (``{"add.Tensor": kernel}``)
+and returns the kernels of every in-place and out row of the operator table
+(``add_.Tensor``, ``add.out`` ...).  Each computes the functional result, then
+writes it into the mutated tensor with PyTorch's checks:
+- the result's dtype must be castable to the written tensor's (``can_cast``: no
+  float into an int tensor, no complex into a real one, nothing but bool into
+  bool), else "result type Float can't be cast to the desired output type Long";
+- in place, the result must have ``self``'s shape (``self`` never broadcasts);
+- an ``out`` tensor of another shape is resized, with PyTorch's warning when it
+  held elements.
+The write is ``array[...] = result`` (a no-op on meta arrays), so it reaches the
+base of a view; the ADInplaceOrView kernels bump the version counters.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import tensor
+from dispatch import parse_schema
+from tensor import Tensor
+
+from . import errors, shapes
+from .elementwise import rename_all
+
+__all__ = ["assign", "kernels", "mutation_kernels", "write_into", "write_out"]
+
+_can_cast = tensor.can_cast
+
+
+def write_into(op: str, self: Any, result: Any) -> Any:
+    """Write ``result`` into ``self`` (same shape), returning ``self``."""
+    if result._dtype is not self._dtype and not _can_cast(result._dtype, self._dtype):
+        raise errors.cannot_cast(op, result._dtype, self._dtype)
+    shape = self._array.shape
+    if result._array.shape != shape:
+        raise RuntimeError(
+            f"{op}(): output with shape {list(shape)} doesn't match the broadcast shape "
+            f"{list(result._array.shape)} (argument 'self' cannot be broadcast in place)"
+        )
+    assign(op, self._array, result._array)
+    return self
+
+
+def write_out(op: str, out: Any, result: Any) -> Any:
+    """Write ``result`` into ``out``, resizing it as PyTorch does; returns ``out``."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{op}(): argument 'out' must be a Tensor, not {type(out).__name__}")
+    if out._device != result._device:
+        raise RuntimeError(
+            f"{op}(): Expected out tensor to have device {result._device}, but got "
+            f"{out._device} instead (argument 'out')"
+        )
+    if result._dtype is not out._dtype and not _can_cast(result._dtype, out._dtype):
+        raise errors.cannot_cast(op, result._dtype, out._dtype, "out")
+    array = out._array
+    shape = result._array.shape
+    if array.shape != shape:
+        if array.size:
+            warnings.warn(
+                f"{op}(): An output with one or more elements was resized since it had shape "
+                f"{list(array.shape)}, which does not match the required output shape "
+                f"{list(shape)}. This behavior is deprecated; pass an out tensor of the right "
+                f"shape, or an empty one (tt.empty(0)).",
+                UserWarning,
+                stacklevel=4,
+            )
+        value = result._array
+        out._array = value if result._dtype is out._dtype else value.astype(out._dtype.numpy_dtype)
+        return out
+    array[...] = result._array
+    return out
+
+
+def _inplace(name: str, functional: Callable[..., Any]) -> Callable[..., Any]:
+    refuses_complex = name == "abs_"  # PyTorch: |z| written into z is refused, not cast
+
+    def kernel(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if refuses_complex and self._dtype.is_complex:
+            raise RuntimeError(f"{name}(): In-place abs is not supported for complex tensors.")
+        return write_into(name, self, functional(self, *args, **kwargs))
+
+    kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
+    return kernel
+
+
+def _out(name: str, functional: Callable[..., Any]) -> Callable[..., Any]:
+    def kernel(*args: Any, out: Any, **kwargs: Any) -> Any:
+        return write_out(name, out, functional(*args, **kwargs))
+
+    kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
+    return kernel
+
+
+def _functional_name(variant: str, base: str, overloads: list[str]) -> str:
+    """``add_.Scalar`` -> ``add.Scalar``; ``add.Scalar_out`` -> ``add.Scalar``; ``sum.out`` -> ``sum``."""
+    name, _, overload = variant.partition(".")
+    if name.endswith("_") and name[:-1] == base:
+        return base if not overload else f"{base}.{overload}"
+    if overload == "out":
+        plain = [o for o in overloads if o in ("", "Tensor")]
+        return base if not plain or plain[0] == "" else f"{base}.Tensor"
+    return f"{base}.{overload.removesuffix('_out')}"
+
+
+def kernels(found: dict[str, Any], module: str) -> dict[str, Any]:
+    """The in-place and out kernels of the table, from the functional ``found`` kernels.
+
+    Variants whose functional kernel is not in ``found`` (a composite, or an op the
+    backend lacks) are left out.
+    """
+    out: dict[str, Any] = {}
+    for row in tensor.OP_TABLE:
+        if row.family not in ("inplace", "out"):
+            continue
+        base = row.tags[0]
+        overloads = [parse_schema(t).overload_name for t in tensor.op_info(base).schemas]
+        for text in row.schemas:
+            qualname = parse_schema(text).qualified_name
+            if qualname in found:
+                continue  # the backend has a direct kernel (index_put_, masked_fill_, ...)
+            functional = found.get(_functional_name(qualname, base, overloads))
+            if functional is None:
+                continue
+            maker = _inplace if row.family == "inplace" else _out
+            out[qualname] = maker(qualname.split(".")[0], functional)
+    return rename_all(out, module)
+
+
+# -- the mutating primitives: zero_, fill_, copy_ ----------------------------------------------
+_READ_ONLY = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def assign(op: str, x: Any, value: Any) -> None:
+    """``x[...] = value`` with PyTorch's errors (expanded tensors are read-only arrays)."""
+    try:
+        x[...] = value
+    except ValueError as e:
+        if "read-only" in str(e):
+            raise RuntimeError(f"{op}(): {_READ_ONLY}") from None
+        raise
+    except OverflowError as e:
+        raise RuntimeError(
+            f"{op}(): value cannot be converted to {x.dtype} without overflow ({e})"
+        ) from None
+
+
+def mutation_kernels(meta: bool) -> dict[str, Any]:
+    """``zero_``, ``fill_`` and ``copy_`` for a backend (``meta``: shapes and devices only)."""
+
+    def zero_(self: Any) -> Any:
+        if not meta:
+            assign("zero_", self._array, 0)
+        return self
+
+    def fill_(self: Any, value: Any) -> Any:
+        if isinstance(value, Tensor):
+            if value._array.ndim:
+                raise RuntimeError(
+                    f"fill_(): fill_ only supports 0-dimension value tensor but got tensor with "
+                    f"{value._array.ndim} dimensions."
+                )
+            if meta:
+                return self
+            value = value.item()
+        if not meta:
+            assign("fill_", self._array, value)
+        return self
+
+    def copy_(self: Any, src: Any, non_blocking: bool = False) -> Any:
+        if not isinstance(src, Tensor):
+            raise TypeError(f"copy_(): argument 'src' must be a Tensor, not {type(src).__name__}")
+        shape = tuple(self._array.shape)
+        got = shapes.broadcast_shapes("copy_", shape, tuple(src._array.shape), ("self", "src"))
+        if got != shape:
+            raise RuntimeError(
+                f"copy_(): output with shape {list(shape)} doesn't match the broadcast shape "
+                f"{list(got)} (argument 'src' must broadcast to self)"
+            )
+        if meta:
+            if self._device.type != "meta":
+                raise NotImplementedError(
+                    "copy_(): Cannot copy out of meta tensor; no data! (argument 'src' is a "
+                    "meta tensor, self is not)"
+                )
+            return self
+        value = src._array if src._device == self._device else src.to(self._device)._array
+        assign("copy_", self._array, value)
+        return self
+
+    return {"zero_": zero_, "fill_.Scalar": fill_, "fill_.Tensor": fill_, "copy_": copy_}

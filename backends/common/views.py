@@ -1,0 +1,279 @@
+"""View operators (view, reshape, transpose, permute, expand, select, slice, diagonal,
+unbind, split, squeeze, unsqueeze), written once for NumPy, CuPy and meta arrays.
+
+Imports: ``tensor`` and ``backends.common``.
+
+Every kernel checks its arguments with PyTorch's rules and messages, then asks
+the array for a view: basic indexing (``x[:, 1:3]``, ``x[None]``) and
+``x.transpose(axes)`` work alike on every array type; the rest (``reshape``
+without a copy, ``broadcast_to``, a writeable ``diagonal``) comes from the
+backend's ``fns`` table.  Results share memory with ``self``; the ADInplaceOrView
+kernels (``tensor._inplace_or_view``) then record them as views.  Meta arrays
+carry strides, so ``view`` of a meta tensor fails where it fails on the CPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tensor import Tensor
+
+from . import shapes
+
+__all__ = ["infer_size", "kernels"]
+
+_make = Tensor._make
+_ALL = slice(None)
+
+
+def infer_size(op: str, size: Any, numel: int) -> tuple[int, ...]:
+    """``size`` (ints, one of them maybe -1) for a tensor of ``numel`` elements."""
+    out: list[int] = []
+    infer = -1
+    known = 1
+    for i, n in enumerate(size):
+        if isinstance(n, bool) or not hasattr(n, "__index__"):
+            raise TypeError(
+                f"{op}(): argument 'size' must be a sequence of ints, but element {i} is "
+                f"{type(n).__name__}"
+            )
+        n = n.__index__()
+        if n == -1:
+            if infer >= 0:
+                raise RuntimeError(f"{op}(): only one dimension can be inferred, got {list(size)}")
+            infer = i
+        elif n < 0:
+            raise RuntimeError(
+                f"{op}(): invalid shape dimension {n} (argument 'size': {list(size)})"
+            )
+        else:
+            known *= n
+        out.append(n)
+    if infer >= 0 and known and numel % known == 0:
+        out[infer] = numel // known
+    elif infer >= 0 or known != numel:
+        raise RuntimeError(
+            f"{op}(): shape '{list(size)}' is invalid for input of size {numel}"
+            + (" (-1 is ambiguous next to a 0-sized dim)" if infer >= 0 and not known else "")
+        )
+    return tuple(out)
+
+
+def _dim(op: str, dim: Any, ndim: int, arg: str = "dim") -> int:
+    return shapes.normalize_dim(op, dim, ndim, arg)
+
+
+def _key(dim: int, index: Any) -> tuple[Any, ...]:
+    # The trailing Ellipsis keeps NumPy from turning an all-int index into a scalar.
+    return (*(_ALL,) * dim, index, ...)
+
+
+def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
+    """View kernels; ``fns``: ``reshape(x, shape, copy)``, ``broadcast_to(x, shape)``,
+    ``diagonal(x, offset, axis1, axis2)`` (a writeable view) for the backend's arrays."""
+    reshape_fn, broadcast_to, diagonal_fn = fns["reshape"], fns["broadcast_to"], fns["diagonal"]
+
+    def view(self: Any, size: Any) -> Any:
+        x = self._array
+        shape = infer_size("view", size, x.size)
+        try:
+            out = reshape_fn(x, shape, False)
+        except (ValueError, AttributeError):
+            raise RuntimeError(
+                f"view(): view size is not compatible with input tensor's size and stride (at "
+                f"least one dimension spans across two contiguous subspaces); self has shape "
+                f"{list(x.shape)} and strides {list(_strides(x))}. Use .reshape(...) instead."
+            ) from None
+        return _make(out, self._dtype, self._device)
+
+    def reshape(self: Any, shape: Any) -> Any:
+        x = self._array
+        target = infer_size("reshape", shape, x.size)
+        return _make(reshape_fn(x, target, None), self._dtype, self._device)
+
+    def transpose(self: Any, dim0: Any, dim1: Any) -> Any:
+        x = self._array
+        n = x.ndim
+        a, b = _dim("transpose", dim0, n, "dim0"), _dim("transpose", dim1, n, "dim1")
+        if n < 2 or a == b:
+            return _make(x[...], self._dtype, self._device)
+        axes = list(range(n))
+        axes[a], axes[b] = b, a
+        return _make(x.transpose(axes), self._dtype, self._device)
+
+    def permute(self: Any, dims: Any) -> Any:
+        x = self._array
+        dims = list(dims)
+        if len(dims) != x.ndim:
+            raise RuntimeError(
+                f"permute(): number of dimensions in the tensor input does not match the "
+                f"length of the desired ordering of dimensions i.e. input.dim() = {x.ndim} is "
+                f"not equal to len(dims) = {len(dims)}"
+            )
+        axes = [_dim("permute", d, x.ndim, "dims") for d in dims]
+        if len(set(axes)) != len(axes):
+            raise RuntimeError(f"permute(): repeated dim in permute (argument 'dims' is {dims})")
+        out = x.transpose(axes) if x.ndim > 1 else x[...]
+        return _make(out, self._dtype, self._device)
+
+    def expand(self: Any, size: Any, *, implicit: bool = False) -> Any:
+        x = self._array
+        size = [int(s) for s in size]
+        shape = tuple(x.shape)
+        if len(size) < len(shape):
+            raise RuntimeError(
+                f"expand(): the number of sizes provided ({len(size)}) must be greater or equal "
+                f"to the number of dimensions in the tensor ({len(shape)}) (argument 'size' is "
+                f"{size}, self has shape {list(shape)})"
+            )
+        lead = len(size) - len(shape)
+        target = []
+        for i, s in enumerate(size):
+            if i < lead:
+                if s < 0:
+                    raise RuntimeError(
+                        f"expand(): The expanded size of the tensor ({s}) isn't allowed in a "
+                        f"leading, non-existing dimension {i}"
+                    )
+                target.append(s)
+                continue
+            have = shape[i - lead]
+            if s == -1:
+                s = have
+            elif have != s and have != 1:
+                raise RuntimeError(
+                    f"expand(): The expanded size of the tensor ({s}) must match the existing "
+                    f"size ({have}) at non-singleton dimension {i}.  Target sizes: {size}.  "
+                    f"Tensor sizes: {list(shape)}"
+                )
+            elif s < 0:
+                raise RuntimeError(f"expand(): invalid size {s} at dimension {i} (argument 'size')")
+            target.append(s)
+        return _make(broadcast_to(x, tuple(target)), self._dtype, self._device)
+
+    def select(self: Any, dim: Any, index: Any) -> Any:
+        x = self._array
+        if x.ndim == 0:
+            raise IndexError("select(): select() cannot be applied to a 0-dim tensor.")
+        d = _dim("select", dim, x.ndim)
+        size = x.shape[d]
+        i = index.__index__()
+        if not -size <= i < size:
+            raise IndexError(
+                f"select(): index {i} out of range for tensor of size {list(x.shape)} at "
+                f"dimension {d}"
+            )
+        return _make(x[_key(d, i % size)], self._dtype, self._device)
+
+    def slice_(self: Any, dim: Any = 0, start: Any = None, end: Any = None, step: Any = 1) -> Any:
+        x = self._array
+        if x.ndim == 0:
+            raise IndexError("slice(): slice() cannot be applied to a 0-dim tensor.")
+        d = _dim("slice", dim, x.ndim)
+        if step <= 0:
+            raise ValueError(f"slice(): step must be greater than zero, got step={step}")
+        return _make(x[_key(d, slice(start, end, step))], self._dtype, self._device)
+
+    def diagonal(self: Any, offset: Any = 0, dim1: Any = 0, dim2: Any = 1) -> Any:
+        x = self._array
+        a, b = _dim("diagonal", dim1, x.ndim, "dim1"), _dim("diagonal", dim2, x.ndim, "dim2")
+        if a == b:
+            raise RuntimeError(
+                f"diagonal(): diagonal dimensions cannot be identical {dim1}, {dim2}"
+            )
+        return _make(diagonal_fn(x, int(offset), a, b), self._dtype, self._device)
+
+    def unbind(self: Any, dim: Any = 0) -> Any:
+        x = self._array
+        if x.ndim == 0:
+            raise IndexError("unbind(): Dimension specified as 0 but tensor has no dimensions")
+        d = _dim("unbind", dim, x.ndim)
+        dt, dev = self._dtype, self._device
+        return tuple(_make(x[_key(d, i)], dt, dev) for i in range(x.shape[d]))
+
+    def _pieces(self: Any, d: int, sizes: list[int]) -> tuple[Any, ...]:
+        x = self._array
+        dt, dev = self._dtype, self._device
+        out = []
+        start = 0
+        for n in sizes:
+            out.append(_make(x[_key(d, slice(start, start + n))], dt, dev))
+            start += n
+        return tuple(out)
+
+    def split(self: Any, split_size: Any, dim: Any = 0) -> Any:
+        x = self._array
+        if x.ndim == 0:
+            raise RuntimeError("split(): split expects at least a 1-dimensional tensor")
+        d = _dim("split", dim, x.ndim)
+        n = int(split_size)
+        size = x.shape[d]
+        if n < 0 or (n == 0 and size != 0):
+            raise RuntimeError(
+                f"split(): split_size can only be 0 if dimension size is 0, but got dimension "
+                f"size of {size}"
+                if n == 0
+                else f"split(): split expects split_size be non-negative, but got split_size={n}"
+            )
+        if n == 0:
+            return _pieces(self, d, [0])
+        sizes = [n] * (size // n) + ([size % n] if size % n else [])
+        return _pieces(self, d, sizes or [0])
+
+    def split_with_sizes(self: Any, split_sizes: Any, dim: Any = 0) -> Any:
+        x = self._array
+        if x.ndim == 0:
+            raise RuntimeError("split_with_sizes(): expects at least a 1-dimensional tensor")
+        d = _dim("split_with_sizes", dim, x.ndim)
+        sizes = [int(s) for s in split_sizes]
+        if any(s < 0 for s in sizes) or sum(sizes) != x.shape[d]:
+            raise RuntimeError(
+                f"split_with_sizes(): split_with_sizes expects split_sizes to sum exactly to "
+                f"{x.shape[d]} (input tensor's size at dimension {d}), but got "
+                f"split_sizes={sizes}"
+            )
+        return _pieces(self, d, sizes)
+
+    def squeeze(self: Any) -> Any:
+        x = self._array
+        key = (*(0 if n == 1 else _ALL for n in x.shape), ...)
+        return _make(x[key], self._dtype, self._device)
+
+    def squeeze_dims(self: Any, dim: Any) -> Any:
+        x = self._array
+        dims = [dim] if isinstance(dim, int) else list(dim)
+        wrapped = {_dim("squeeze", d, x.ndim) for d in dims}
+        if x.ndim == 0:
+            return _make(x[...], self._dtype, self._device)
+        key = (*(0 if i in wrapped and n == 1 else _ALL for i, n in enumerate(x.shape)), ...)
+        return _make(x[key], self._dtype, self._device)
+
+    def unsqueeze(self: Any, dim: Any) -> Any:
+        x = self._array
+        d = _dim("unsqueeze", dim, x.ndim + 1)
+        shape = (*x.shape[:d], 1, *x.shape[d:])  # a reshape gives the new dim PyTorch's stride
+        return _make(reshape_fn(x, shape, False), self._dtype, self._device)
+
+    return {
+        "view": view,
+        "reshape": reshape,
+        "transpose.int": transpose,
+        "permute": permute,
+        "expand": expand,
+        "select.int": select,
+        "slice.Tensor": slice_,
+        "diagonal": diagonal,
+        "unbind.int": unbind,
+        "split.Tensor": split,
+        "split_with_sizes": split_with_sizes,
+        "squeeze": squeeze,
+        "squeeze.dim": squeeze_dims,
+        "squeeze.dims": squeeze_dims,
+        "unsqueeze": unsqueeze,
+    }
+
+
+def _strides(x: Any) -> tuple[int, ...]:
+    item = x.dtype.itemsize
+    return tuple(s // item for s in x.strides)

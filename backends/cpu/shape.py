@@ -1,0 +1,63 @@
+"""CPU kernels of the shape, view, indexing, joining and sorting operators (NumPy arrays).
+
+Imports: NumPy, ``dispatch``, ``tensor`` and ``backends.common``.
+
+The kernels are written once in ``backends.common`` (``views``, ``indexing``,
+``joining``, ``sorting``); this module gives them NumPy's functions where the
+array-API namespace has no spelling for what they need (a view without a copy,
+a writeable diagonal view, unbuffered scatter-add).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..common import indexing, joining, sorting, variants, views
+from ..common.elementwise import Namespace, rename_all
+
+__all__ = ["INDEX_FNS", "NS", "VIEW_FNS", "kernels"]
+
+NS = Namespace(np.ndarray, __name__, asarray=np.asarray)
+_as_strided = np.lib.stride_tricks.as_strided
+
+
+def _reshape(x: np.ndarray, shape: tuple[int, ...], copy: bool | None) -> np.ndarray:
+    return np.reshape(x, shape, copy=copy)
+
+
+def _diagonal(x: np.ndarray, offset: int, a: int, b: int) -> np.ndarray:
+    # np.diagonal gives a read-only view; PyTorch's diagonal can be written through.
+    n1, n2 = x.shape[a], x.shape[b]
+    r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
+    n = max(0, min(n1 - r0, n2 - c0))
+    key = [slice(None)] * x.ndim
+    key[a], key[b] = slice(min(r0, n1), None), slice(min(c0, n2), None)
+    start = x[tuple(key)]
+    keep = [d for d in range(x.ndim) if d not in (a, b)]
+    shape = (*(x.shape[d] for d in keep), n)
+    strides = (*(x.strides[d] for d in keep), x.strides[a] + x.strides[b])
+    return _as_strided(start, shape, strides)
+
+
+VIEW_FNS: dict[str, Any] = {
+    "reshape": _reshape,
+    "broadcast_to": np.broadcast_to,  # read-only, as PyTorch refuses writes to expanded data
+    "diagonal": _diagonal,
+}
+
+
+# What the array API lacks: unbuffered accumulation at (repeated) indices.
+INDEX_FNS: dict[str, Any] = {"add_at": np.add.at, "multiply_at": np.multiply.at}
+
+
+def kernels() -> dict[str, Any]:
+    """Every shape-family CPU kernel, by qualified overload name."""
+    out: dict[str, Any] = {}
+    out.update(views.kernels(VIEW_FNS))
+    out.update(variants.mutation_kernels(meta=False))
+    out.update(indexing.kernels(NS, INDEX_FNS))
+    out.update(joining.kernels(NS, {"diag": np.diag, "concat": np.concatenate}))
+    out.update(sorting.kernels(NS))
+    return rename_all(out, __name__)

@@ -1,0 +1,36 @@
+"""Meta kernels of the shape, view, indexing, joining and sorting operators.
+
+Imports: ``tensor`` and ``backends.common``.
+
+The same kernels as the CPU's (``backends.common``), given meta arrays: a
+``MetaArray`` has strides and a storage, and does views the way NumPy does, so
+view results have PyTorch's layouts; data-dependent shapes (``nonzero``,
+boolean masks, ``unique``) raise, as PyTorch's meta kernels do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..common import indexing, joining, sorting, variants, views
+from ..common.elementwise import MetaNamespace, rename_all
+
+__all__ = ["NS", "VIEW_FNS", "kernels"]
+
+NS = MetaNamespace(__name__)
+VIEW_FNS: dict[str, Any] = {
+    "reshape": lambda x, shape, copy: x.reshape(shape, copy=copy),
+    "broadcast_to": lambda x, shape: x.broadcast_to(shape),
+    "diagonal": lambda x, offset, a, b: x.diagonal(offset, a, b),
+}
+
+
+def kernels() -> dict[str, Any]:
+    """Every shape-family Meta kernel, by qualified overload name."""
+    out: dict[str, Any] = {}
+    out.update(views.kernels(VIEW_FNS))
+    out.update(variants.mutation_kernels(meta=True))
+    out.update(indexing.kernels(NS, {}))
+    out.update(joining.kernels(NS, {}))
+    out.update(sorting.kernels(NS))
+    return rename_all(out, __name__)

@@ -1,0 +1,110 @@
+"""CompositeImplicitAutograd kernels of the nn functions written with other operators.
+
+Imports: ``dispatch``.
+
+``dropout`` is ``native_dropout`` when training (else the input itself, as in
+PyTorch), ``max_pool2d`` is ``max_pool2d_with_indices``'s first result, ``linear``
+is ``matmul`` (``addmm`` for a matrix with a bias) and the two losses are a few
+elementwise operators and a reduction, so autograd differentiates them through
+their decomposition.  ``register(lib)`` adds them to ``tensor._composite``'s library.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dispatch import Library, ops
+
+__all__ = ["KERNELS", "register"]
+
+core = ops.core
+
+
+def _reduce(loss: Any, reduction: int, op: str) -> Any:
+    if reduction == 1:
+        return core.mean.default(loss)
+    if reduction == 2:
+        return core.sum.default(loss)
+    if reduction == 0:
+        return loss
+    raise ValueError(f"{op}(): {reduction!r} is not a valid value for reduction (0, 1 or 2)")
+
+
+def dropout(input: Any, p: float, train: bool) -> Any:
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout(): dropout probability has to be between 0 and 1, but got {p}")
+    if not train or p == 0.0:
+        return input
+    if p == 1.0:  # PyTorch: input times a zero of its own dtype, for every dtype
+        return core.mul.Tensor(input, core.zeros_like.default(input))
+    return core.native_dropout.default(input, p, train)[0]
+
+
+def max_pool2d(
+    self: Any, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
+    ceil_mode: bool = False,
+) -> Any:  # fmt: skip
+    return core.max_pool2d_with_indices.default(
+        self, kernel_size, stride, padding, dilation, ceil_mode
+    )[0]
+
+
+def linear(input: Any, weight: Any, bias: Any = None) -> Any:
+    if input.ndim == 2 and bias is not None:
+        return core.addmm.default(bias, input, core.t.default(weight))
+    out = core.matmul.default(input, core.t.default(weight))
+    return out if bias is None else core.add.Tensor(out, bias)
+
+
+def _floating(op: str, *tensors: Any) -> None:
+    for arg, t in zip(("self", "target"), tensors, strict=False):
+        if not t.dtype.is_floating_point:
+            raise NotImplementedError(
+                f"\"{op}\" not implemented for '{t.dtype.name}' (argument '{arg}'); convert it "
+                f"first, e.g. x.float()"
+            )
+
+
+def mse_loss(self: Any, target: Any, reduction: int = 1) -> Any:
+    _floating("mse_loss", self, target)
+    diff = core.sub.Tensor(self, target)
+    return _reduce(core.mul.Tensor(diff, diff), reduction, "mse_loss")
+
+
+def binary_cross_entropy_with_logits(
+    self: Any, target: Any, weight: Any = None, pos_weight: Any = None, reduction: int = 1
+) -> Any:
+    _floating("binary_cross_entropy_with_logits", self)
+    if tuple(target.shape) != tuple(self.shape):
+        raise ValueError(
+            f"binary_cross_entropy_with_logits(): Target size ({list(target.shape)}) must be the "
+            f"same as input size ({list(self.shape)})"
+        )
+    # PyTorch's stable form: (1 - t) * x + lw * (log1p(exp(-|x|)) + max(-x, 0)),
+    # with lw = 1 + (pos_weight - 1) * t.
+    softplus_neg = core.add.Tensor(
+        core.log1p.default(core.exp.default(core.neg.default(core.abs.default(self)))),
+        core.relu.default(core.neg.default(self)),
+    )
+    if pos_weight is not None:
+        lw = core.add.Scalar(core.mul.Tensor(core.sub.Scalar(pos_weight, 1), target), 1)
+        softplus_neg = core.mul.Tensor(lw, softplus_neg)
+    loss = core.add.Tensor(core.mul.Tensor(core.rsub.Scalar(target, 1), self), softplus_neg)
+    if weight is not None:
+        loss = core.mul.Tensor(loss, weight)
+    return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
+
+
+KERNELS: dict[str, Any] = {
+    "dropout": dropout,
+    "max_pool2d": max_pool2d,
+    "linear": linear,
+    "mse_loss": mse_loss,
+    "binary_cross_entropy_with_logits": binary_cross_entropy_with_logits,
+}
+
+
+def register(lib: Library) -> None:
+    """Register the kernels above at CompositeImplicitAutograd."""
+    for qualname, kernel in KERNELS.items():
+        lib.impl(qualname, kernel, "CompositeImplicitAutograd")

@@ -1,0 +1,165 @@
+"""CompositeImplicitAutograd kernels of shape operators written with other operators.
+
+Imports: ``dispatch`` and ``tensor._tensor``.
+
+As in ATen, these have no backend kernels and no derivative formulas of their
+own: ``t`` is ``transpose``, ``narrow`` is ``slice``, ``chunk`` is ``split``,
+``flatten`` is ``reshape``, ``unflatten`` is ``view``, ``broadcast_to`` and
+``expand_as`` are ``expand``, ``tile`` is ``repeat``, ``contiguous`` and ``clone``
+are ``_to_copy`` when a copy is needed.  ``register(lib)`` adds them to the
+``tensor._composite`` library.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dispatch import Library, ops
+
+from ._tensor import Tensor
+
+__all__ = ["KERNELS", "register"]
+
+core = ops.core
+
+
+def _dim(op: str, dim: int, ndim: int, arg: str = "dim") -> int:
+    size = ndim if ndim else 1
+    if not -size <= dim < size:
+        lo, hi = -size, size - 1
+        raise IndexError(
+            f"{op}(): Dimension out of range (expected to be in range of [{lo}, {hi}], but got "
+            f"{dim}) for argument '{arg}'"
+        )
+    return dim % size
+
+
+def t(self: Tensor) -> Tensor:
+    n = self.ndim
+    if n > 2:
+        raise RuntimeError(
+            f"t(): t() expects a tensor with <= 2 dimensions, but self is {n}D; use "
+            f"transpose(dim0, dim1) or .mT for batches of matrices"
+        )
+    return core.transpose.int(self, 0, 1 if n == 2 else 0)  # type: ignore[no-any-return]
+
+
+def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
+    if self.ndim == 0:
+        raise RuntimeError("narrow(): narrow() cannot be applied to a 0-dim tensor.")
+    d = _dim("narrow", dim, self.ndim)
+    size = self.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"narrow(): start out of range (expected to be in range of [{-size}, {size}], but "
+            f"got {start})"
+        )
+    if start < 0:
+        start += size
+    if length < 0 or start + length > size:
+        raise RuntimeError(
+            f"narrow(): start ({start}) + length ({length}) exceeds dimension size ({size})."
+        )
+    return core.slice.Tensor(self, d, start, start + length)  # type: ignore[no-any-return]
+
+
+def chunk(self: Tensor, chunks: int, dim: int = 0) -> Any:
+    if self.ndim == 0:
+        raise RuntimeError("chunk(): chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk(): chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = _dim("chunk", dim, self.ndim)
+    size = self.shape[d]
+    split_size = (size + chunks - 1) // chunks
+    if split_size == 0 and size == 0:
+        return core.split_with_sizes(self, [0] * chunks, d)
+    return core.split.Tensor(self, split_size, d)
+
+
+def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    n = self.ndim
+    if n == 0:
+        return core.reshape(self, [1])  # type: ignore[no-any-return]
+    a, b = _dim("flatten", start_dim, n, "start_dim"), _dim("flatten", end_dim, n, "end_dim")
+    if a > b:
+        raise RuntimeError(
+            "flatten(): flatten() has invalid args: start_dim cannot come after end_dim"
+        )
+    if a == b:
+        return self
+    shape = list(self.shape)
+    return core.reshape(self, [*shape[:a], -1, *shape[b + 1 :]])  # type: ignore[no-any-return]
+
+
+def unflatten(self: Tensor, dim: int, sizes: Any) -> Tensor:
+    d = _dim("unflatten", dim, self.ndim)
+    sizes = [int(s) for s in sizes]
+    if not sizes:
+        raise RuntimeError("unflatten(): sizes must be non-empty")
+    size = self.shape[d]
+    known = 1
+    for s in sizes:
+        known *= s if s != -1 else 1
+    inferred = sizes.count(-1) == 1 and known and size % known == 0
+    if sizes.count(-1) > 1 or (not inferred and known != size):
+        raise RuntimeError(
+            f"unflatten(): Provided sizes {sizes} don't multiply up to the size of dim {dim} "
+            f"({size}) in the input tensor"
+        )
+    shape = list(self.shape)
+    return core.view(self, [*shape[:d], *sizes, *shape[d + 1 :]])  # type: ignore[no-any-return]
+
+
+def broadcast_to(self: Tensor, size: Any) -> Tensor:
+    return core.expand(self, list(size))  # type: ignore[no-any-return]
+
+
+def expand_as(self: Tensor, other: Tensor) -> Tensor:
+    return core.expand(self, list(other.shape))  # type: ignore[no-any-return]
+
+
+def view_as(self: Tensor, other: Tensor) -> Tensor:
+    return core.view(self, list(other.shape))  # type: ignore[no-any-return]
+
+
+def reshape_as(self: Tensor, other: Tensor) -> Tensor:
+    return core.reshape(self, list(other.shape))  # type: ignore[no-any-return]
+
+
+def contiguous(self: Tensor, *, memory_format: Any = "contiguous_format") -> Tensor:
+    if self._array.flags.c_contiguous:
+        return self
+    return core._to_copy.default(self)  # type: ignore[no-any-return]  # C-order copy
+
+
+def clone(self: Tensor, *, memory_format: Any = None) -> Tensor:
+    return core._to_copy.default(self)  # type: ignore[no-any-return]
+
+
+def tile(self: Tensor, dims: Any) -> Tensor:
+    dims = [int(d) for d in dims]
+    if len(dims) < self.ndim:  # tile pads the repetitions with leading ones
+        dims = [1] * (self.ndim - len(dims)) + dims
+    return core.repeat(self, dims)  # type: ignore[no-any-return]
+
+
+KERNELS: dict[str, Any] = {
+    "t": t,
+    "narrow": narrow,
+    "chunk": chunk,
+    "flatten.using_ints": flatten,
+    "unflatten.int": unflatten,
+    "broadcast_to": broadcast_to,
+    "expand_as": expand_as,
+    "view_as": view_as,
+    "reshape_as": reshape_as,
+    "contiguous": contiguous,
+    "clone": clone,
+    "tile": tile,
+}
+
+
+def register(lib: Library) -> None:
+    """Register the kernels above at CompositeImplicitAutograd."""
+    for qualname, kernel in KERNELS.items():
+        lib.impl(qualname, kernel, "CompositeImplicitAutograd")

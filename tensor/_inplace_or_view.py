@@ -1,0 +1,98 @@
+"""ADInplaceOrView kernels: version counters of in-place operators, ``_base`` of views.
+
+Imports: ``dispatch`` and ``tensor``'s ``_convert``, ``_ops``, ``_optable``, ``_tensor``.
+
+As in PyTorch, the key between autograd and the backends does the bookkeeping
+that autograd relies on, generated from the schemas, for every backend at once:
+- an operator that writes to an argument (``Tensor(a!)``: ``add_``, ``copy_``,
+  ``add.out``, ``index_put_``) bumps that tensor's version counter after the
+  backend ran; a tensor and its views share one counter, so writing through a
+  view bumps the base too, and autograd sees stale saved tensors either way;
+- a view operator (the table's ``view`` family) makes each result a view of
+  ``self``: ``_base`` is the root tensor (a view of a view has the first base)
+  and the version counter is shared; ``reshape`` (``maybe_view``) only when the
+  backend returned memory shared with ``self``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dispatch import DispatchKey, DispatchKeySet, Library
+
+from . import _convert, _ops
+from ._optable import OP_TABLE
+from ._tensor import shared_version_counter
+
+__all__ = ["LIB", "mark_view", "register"]
+
+LIB: Library | None = None
+_BELOW = DispatchKeySet.full_after(DispatchKey.ADInplaceOrView)
+
+
+def mark_view(out: Any, base: Any) -> None:
+    """Make ``out`` (a tensor, or a list/tuple of them) a view of ``base``."""
+    root = base._base if base._base is not None else base
+    counter = shared_version_counter(base)
+    if isinstance(out, (list, tuple)):
+        for t in out:
+            t._base = root
+            t._version_counter = counter
+    else:
+        out._base = root
+        out._version_counter = counter
+
+
+def _bump_kernel(op: Any, position: int, name: str) -> Any:
+    redispatch = op.redispatch
+
+    def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
+        out = redispatch(keyset & _BELOW, *args, **kwargs)
+        t = args[position] if position < len(args) else kwargs[name]
+        counter = t._version_counter
+        if counter is None:
+            t._version_counter = [1]
+        else:
+            counter[0] += 1
+        return out
+
+    kernel.__name__ = kernel.__qualname__ = f"inplace_{op.name.split('::')[1].replace('.', '_')}"
+    return kernel
+
+
+def _view_kernel(op: Any, maybe: bool) -> Any:
+    redispatch = op.redispatch
+    shares = _convert.shares_memory
+
+    def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
+        out = redispatch(keyset & _BELOW, *args, **kwargs)
+        self = args[0] if args else kwargs["self"]
+        # reshape of an empty tensor never copies (NumPy reports no shared memory for it)
+        if not maybe or (
+            out is not self and (not out._array.size or shares(out._array, self._array))
+        ):
+            mark_view(out, self)
+        return out
+
+    kernel.__name__ = kernel.__qualname__ = f"view_{op.name.split('::')[1].replace('.', '_')}"
+    return kernel
+
+
+def register() -> None:
+    """Register the ADInplaceOrView kernels of every mutating or view operator (once)."""
+    global LIB
+    if LIB is not None:
+        return
+    lib = Library("core", "IMPL")
+    for row in OP_TABLE:
+        for schema, op in zip(_ops.schemas(row), _ops.overloads(row), strict=True):
+            qualname = schema.qualified_name
+            if row.family in ("view", "maybe_view"):
+                kernel = _view_kernel(op, row.family == "maybe_view")
+            elif schema.is_mutable:
+                position = next(i for i, a in enumerate(schema.arguments) if a.is_write)
+                kernel = _bump_kernel(op, position, schema.arguments[position].name)
+            else:
+                continue
+            lib.impl(qualname, kernel, "ADInplaceOrView", with_keyset=True)
+    LIB = lib

@@ -1,0 +1,310 @@
+"""Python wrappers of the shape operators whose PyTorch signatures are irregular.
+
+Imports: ``tensor``'s ``_convert``, ``_indexing``, ``_meta_array``, ``_ops``, ``_tensor``,
+``return_types``.
+
+Methods take sizes as varargs or one sequence (``x.view(2, 3)``, ``x.view((2, 3))``);
+``split`` takes an int or a list of sizes (two overloads); ``squeeze`` takes no
+dim, an int or a tuple; ``sort``/``argsort`` take ``stable=``; ``nonzero`` takes
+``as_tuple=``; ``unique`` returns a tensor or a tuple depending on its flags.
+``tensor._pyapi`` merges ``WRAPPERS``/``METHOD_WRAPPERS`` into its own tables;
+the operator table names each wrapper in its ``py`` field.  ``TENSOR_ATTRS`` are
+the layout accessors (``stride()``, ``storage_offset()``, ``is_contiguous()``,
+``data_ptr()``), ``T``/``mT`` and indexing, set on the Tensor class by
+``tensor._api.install``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _convert, _indexing, _ops, return_types
+from ._meta_array import MetaArray
+from ._tensor import Tensor
+
+__all__ = ["METHOD_WRAPPERS", "TENSOR_ATTRS", "WRAPPERS"]
+
+
+def _ov(name: str, index: int = 0) -> Any:
+    return _ops.overloads(name)[index]
+
+
+def _sizes(args: tuple[Any, ...], op: str, arg: str = "size") -> list[Any]:
+    """Varargs or one sequence of ints, as PyTorch's size-taking methods accept."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = tuple(args[0])
+    for i, n in enumerate(args):
+        if isinstance(n, bool) or not hasattr(n, "__index__"):
+            raise TypeError(
+                f"{op}(): argument '{arg}' must be a sequence of ints, but element {i} is "
+                f"{type(n).__name__} ({n!r})"
+            )
+    return [n.__index__() for n in args]
+
+
+def view(self: Tensor, *shape: Any) -> Tensor:
+    """``x.view(*shape)``: the same data seen with another shape (no copy; may raise)."""
+    return _ov("view")(self, _sizes(shape, "view"))  # type: ignore[no-any-return]
+
+
+def reshape(input: Tensor, shape: Any) -> Tensor:
+    """``tt.reshape(input, shape)``: a view when the layout allows, else a copy."""
+    return _ov("reshape")(input, _sizes((shape,), "reshape", "shape"))  # type: ignore[no-any-return]
+
+
+def _reshape_method(self: Tensor, *shape: Any) -> Tensor:
+    return _ov("reshape")(self, _sizes(shape, "reshape", "shape"))  # type: ignore[no-any-return]
+
+
+def permute(input: Tensor, dims: Any) -> Tensor:
+    """``tt.permute(input, dims)``: the dims reordered (a view)."""
+    return _ov("permute")(input, _sizes((dims,), "permute", "dims"))  # type: ignore[no-any-return]
+
+
+def _permute_method(self: Tensor, *dims: Any) -> Tensor:
+    return _ov("permute")(self, _sizes(dims, "permute", "dims"))  # type: ignore[no-any-return]
+
+
+def expand(self: Tensor, *sizes: Any) -> Tensor:
+    """``x.expand(*sizes)``: size-1 dims repeated without copying (-1 keeps a size)."""
+    return _ov("expand")(self, _sizes(sizes, "expand"))  # type: ignore[no-any-return]
+
+
+def repeat(self: Tensor, *sizes: Any) -> Tensor:
+    """``x.repeat(*sizes)``: the data tiled ``sizes`` times along each dim (a copy)."""
+    return _ov("repeat")(self, _sizes(sizes, "repeat", "repeats"))  # type: ignore[no-any-return]
+
+
+def tile(input: Tensor, dims: Any) -> Tensor:
+    """``tt.tile(input, dims)``: ``repeat`` with missing leading repetitions taken as 1."""
+    return _ov("tile")(input, _sizes((dims,), "tile", "dims"))  # type: ignore[no-any-return]
+
+
+def _tile_method(self: Tensor, *dims: Any) -> Tensor:
+    return _ov("tile")(self, _sizes(dims, "tile", "dims"))  # type: ignore[no-any-return]
+
+
+def flip(input: Tensor, dims: Any) -> Tensor:
+    """``tt.flip(input, dims)``: the order of elements reversed along ``dims`` (a copy)."""
+    return _ov("flip")(input, _sizes((dims,), "flip", "dims"))  # type: ignore[no-any-return]
+
+
+def _flip_method(self: Tensor, *dims: Any) -> Tensor:
+    return _ov("flip")(self, _sizes(dims, "flip", "dims"))  # type: ignore[no-any-return]
+
+
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Views of equal pieces of ``split_size`` along ``dim`` (the last smaller), or of the
+    given section sizes.
+
+    >>> import tensor as tt
+    >>> [p.tolist() for p in tt.split(tt.arange(5), 2)]
+    [[0, 1], [2, 3], [4]]
+    """
+    if isinstance(split_size_or_sections, (list, tuple)):
+        return tuple(_ov("split_with_sizes")(tensor, list(split_size_or_sections), dim))
+    return tuple(_ov("split")(tensor, split_size_or_sections, dim))
+
+
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    """Dims of size 1 removed: all of them, or those of ``dim`` (an int or a tuple)."""
+    if dim is None:
+        return _ov("squeeze", 0)(input)  # type: ignore[no-any-return]
+    if isinstance(dim, (list, tuple)):
+        return _ov("squeeze", 2)(input, list(dim))  # type: ignore[no-any-return]
+    return _ov("squeeze", 1)(input, dim)  # type: ignore[no-any-return]
+
+
+def scatter(
+    input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+    reduce: str | None = None,
+) -> Tensor:  # fmt: skip
+    """``src`` (a tensor) or ``value`` (a number) written at ``index`` along ``dim``."""
+    return _scatter(0, input, dim, index, src, value, reduce)
+
+
+def _scatter_inplace(
+    self: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+    reduce: str | None = None,
+) -> Tensor:  # fmt: skip
+    return _scatter(1, self, dim, index, src, value, reduce)
+
+
+def _scatter(
+    inplace: int, x: Tensor, dim: int, index: Tensor, src: Any, value: Any, reduce: Any
+) -> Tensor:
+    name = "scatter_" if inplace else "scatter"
+    if src is None:
+        if value is None:
+            raise TypeError(f"{name}(): pass src (a tensor) or value (a number)")
+        src = value
+    which = 0 if isinstance(src, Tensor) else 1
+    if reduce is not None:
+        return _ov(name, which + 2)(x, dim, index, src, reduce=reduce)  # type: ignore[no-any-return]
+    return _ov(name, which)(x, dim, index, src)  # type: ignore[no-any-return]
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    """Indices of the non-zero elements: an (n, ndim) tensor, or one 1-D tensor per dim."""
+    out = _ov("nonzero")(input)
+    if not as_tuple:
+        return out
+    if input.ndim == 0:  # PyTorch treats a 0-d tensor as a one-element vector here
+        return (_ov("zeros")((out.shape[0],), dtype=out.dtype, device=out.device),)
+    return tuple(_ov("unbind")(out, 1))
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    """(values, indices) sorted along ``dim``; ``stable=True`` keeps ties in order."""
+    result = return_types.get("sort", ("values", "indices"))
+    if stable:
+        return result._make(_ov("sort", 1)(input, stable=True, dim=dim, descending=descending))
+    return result._make(_ov("sort", 0)(input, dim, descending))
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    """The indices that sort ``input`` along ``dim``."""
+    if stable:
+        return _ov("argsort", 1)(input, stable=True, dim=dim, descending=descending)  # type: ignore[no-any-return]
+    return _ov("argsort", 0)(input, dim, descending)  # type: ignore[no-any-return]
+
+
+def unique(
+    input: Tensor,
+    sorted: bool = True,  # noqa: A002 - PyTorch's name
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim: int | None = None,
+) -> Any:
+    """The distinct values (sorted), with the inverse indices and counts when asked.
+
+    >>> import tensor as tt
+    >>> values, counts = tt.unique(tt.tensor([3, 1, 3]), return_counts=True)
+    >>> values.tolist(), counts.tolist()
+    ([1, 3], [1, 2])
+    """
+    if dim is None:
+        values, inverse, counts = _ov("_unique2")(input, sorted, return_inverse, return_counts)
+    else:
+        values, inverse, counts = _ov("unique_dim")(
+            input, dim, sorted, return_inverse, return_counts
+        )
+    if not return_inverse and not return_counts:
+        return values
+    out = [values]
+    if return_inverse:
+        out.append(inverse)
+    if return_counts:
+        out.append(counts)
+    return tuple(out)
+
+
+WRAPPERS: dict[str, Any] = {
+    "view": view,
+    "reshape": reshape,
+    "permute": permute,
+    "expand": expand,
+    "repeat": repeat,
+    "tile": tile,
+    "flip": flip,
+    "split": split,
+    "squeeze": squeeze,
+    "scatter": scatter,
+    "scatter_": _scatter_inplace,
+    "nonzero": nonzero,
+    "sort": sort,
+    "argsort": argsort,
+    "unique": unique,
+}
+# Methods whose signature differs from the function's (varargs sizes).
+METHOD_WRAPPERS: dict[str, Any] = {
+    "reshape": _reshape_method,
+    "permute": _permute_method,
+    "tile": _tile_method,
+    "flip": _flip_method,
+}
+
+
+# -- layout accessors and properties of the Tensor --------------------------------------------
+def stride(self: Tensor, dim: int | None = None) -> Any:
+    """Elements to skip in memory to step one index along each dim (PyTorch's strides).
+
+    >>> import tensor as tt
+    >>> x = tt.zeros(2, 3)
+    >>> x.stride(), x.T.stride(), x[:, ::2].stride()
+    ((3, 1), (1, 3), (3, 2))
+    """
+    array = self._array
+    item = array.dtype.itemsize
+    strides = tuple(s // item for s in array.strides)
+    if dim is None:
+        return strides
+    n = len(strides)
+    if not -max(n, 1) <= dim < max(n, 1):
+        raise IndexError(
+            f"stride(): Dimension out of range (expected to be in range of [{-max(n, 1)}, "
+            f"{max(n, 1) - 1}], but got {dim})"
+        )
+    return strides[dim % n] if n else 1
+
+
+def storage_offset(self: Tensor) -> int:
+    """Elements between the start of the storage (the base's data) and this tensor's first."""
+    array = self._array
+    if type(array) is MetaArray:
+        return array.offset
+    root = self._base if self._base is not None else self
+    return (_convert.data_ptr(array) - _convert.data_ptr(root._array)) // array.dtype.itemsize
+
+
+def data_ptr(self: Tensor) -> int:
+    """The address of the first element (0 for meta tensors)."""
+    return _convert.data_ptr(self._array)
+
+
+def is_contiguous(self: Tensor, memory_format: Any = None) -> bool:
+    """Row-major without gaps (dims of size 1 and empty tensors don't break it), as PyTorch."""
+    return bool(self._array.flags.c_contiguous)
+
+
+def _is_view(self: Tensor) -> bool:
+    return self._base is not None
+
+
+def _T(self: Tensor) -> Tensor:  # noqa: N802
+    n = self._array.ndim
+    if n == 2:
+        return _ov("transpose")(self, 0, 1)  # type: ignore[no-any-return]
+    return _ov("permute")(self, list(range(n - 1, -1, -1)))  # type: ignore[no-any-return]
+
+
+def _mT(self: Tensor) -> Tensor:  # noqa: N802
+    if self._array.ndim == 0:  # PyTorch: the identity (deprecated), an alias
+        return _ov("view")(self, [])  # type: ignore[no-any-return]
+    if self._array.ndim < 2:
+        raise RuntimeError(
+            f"mT: tensor.mT is only supported on matrices or batches of matrices. Got "
+            f"{self._array.ndim}-D tensor."
+        )
+    return _ov("transpose")(self, -2, -1)  # type: ignore[no-any-return]
+
+
+def _iter(self: Tensor) -> Any:
+    # Rows are views of self (unbind), so writing to one reaches self, as in PyTorch.
+    if not self._array.ndim:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(_ov("unbind")(self, 0))
+
+
+TENSOR_ATTRS: dict[str, Any] = {
+    "stride": stride,
+    "storage_offset": storage_offset,
+    "data_ptr": data_ptr,
+    "is_contiguous": is_contiguous,
+    "_is_view": _is_view,
+    "T": property(_T, doc="The dims in reverse order (the transpose of a matrix); a view."),
+    "mT": property(_mT, doc="The last two dims swapped (a batch of matrices transposed)."),
+    "__getitem__": _indexing.getitem,
+    "__setitem__": _indexing.setitem,
+    "__iter__": _iter,
+}

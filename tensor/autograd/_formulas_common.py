@@ -1,0 +1,142 @@
+"""Helpers shared by the formula tables (``_formulas*.py``).
+
+Imports: ``dispatch`` only.  Everything here calls operators (``ops.core``), never
+arrays, so formulas built on it run on every backend and record their own graph
+under ``create_graph=True``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from dispatch import ops
+
+__all__ = [
+    "Formula",
+    "cast_like",
+    "core",
+    "expand_to",
+    "grad_for",
+    "is_tensor",
+    "needs_grad",
+    "numel_of",
+    "reduced_dims",
+    "saves",
+    "sum_to",
+    "unsqueeze_dims",
+    "unsqueeze_reduced",
+    "wrap_dim",
+]
+
+core = ops.core
+Formula = Callable[[Any, dict[str, Any], Any], tuple[Any, ...]]
+
+
+def saves(*names: str) -> Callable[[Formula], Formula]:
+    """Declare what a formula reads the values of: argument names, and ``"result"`` for
+    the output.  The autograd layer checks only their versions at backward (a saved
+    tensor modified in place raises, as in PyTorch; an unsaved one may change), and
+    the in-place form of an operator keeps a copy of ``self``'s old value only when
+    the formula reads ``"self"``.  ``"self:other"`` reads ``self`` only when ``other``
+    requires grad (``self`` serves only ``other``'s gradient, as in ``mul``).  A formula
+    that does not say reads every tensor argument.  Shapes and dtypes may always be
+    read: in-place writes keep them."""
+
+    def mark(formula: Formula) -> Formula:
+        formula.saved = names  # type: ignore[attr-defined]
+        return formula
+
+    return mark
+
+
+def is_tensor(v: Any) -> bool:
+    return getattr(v, "_dispatch_bits", None) is not None
+
+
+def needs_grad(v: Any) -> bool:
+    """Whether a gradient for argument ``v`` is wanted (saves computing unused ones)."""
+    return is_tensor(v) and v.requires_grad
+
+
+def cast_like(g: Any, like: Any) -> Any:
+    """``g`` in ``like``'s dtype (the engine hands each input a gradient of its own dtype,
+    as PyTorch's does)."""
+    if g.dtype != like.dtype:
+        return core._to_copy(g, dtype=like.dtype)
+    return g
+
+
+def sum_to(g: Any, like: Any) -> Any:
+    """Sum ``g`` down to ``like``'s shape (undo broadcasting); ``like`` may be a number."""
+    shape = tuple(getattr(like, "shape", ()))
+    gshape = tuple(g.shape)
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    if lead > 0:
+        g = core.sum(g, list(range(lead)), False)
+    ones = [i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1]
+    if ones:
+        g = core.sum(g, ones, True)
+    return g
+
+
+def grad_for(g: Any, like: Any) -> Any:
+    """The gradient of tensor argument ``like``: ``g`` summed to its shape and cast to its
+    dtype; None for a number or a tensor that cannot carry gradients."""
+    if not is_tensor(like):
+        return None
+    d = like.dtype
+    if not (d.is_floating_point or d.is_complex):
+        return None
+    return cast_like(sum_to(g, like), like)
+
+
+def wrap_dim(d: int, ndim: int) -> int:
+    """A dimension index made non-negative (0-d tensors accept 0 and -1)."""
+    return d % ndim if ndim else 0
+
+
+def reduced_dims(dim: Any, ndim: int) -> list[int]:
+    """The sorted, non-negative dims a reduction's ``dim`` argument names (None or an
+    empty list: all of them)."""
+    if dim is None:
+        return list(range(ndim))
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    if not dims:
+        return list(range(ndim))
+    if not ndim:
+        return []
+    return sorted({d % ndim for d in dims})
+
+
+def numel_of(x: Any, dims: Sequence[int]) -> int:
+    n = 1
+    for d in dims:
+        n *= x.shape[d]
+    return n
+
+
+def unsqueeze_dims(g: Any, dims: Sequence[int]) -> Any:
+    """``g`` with a size-1 dim inserted at each of the sorted ``dims``."""
+    for d in dims:
+        g = core.unsqueeze(g, d)
+    return g
+
+
+def unsqueeze_reduced(g: Any, x: Any, dim: Any, keepdim: bool) -> Any:
+    """A reduction's output (or gradient) with its reduced dims back as size 1, so it
+    broadcasts against the input ``x``."""
+    if keepdim or not x.ndim:
+        return g
+    return unsqueeze_dims(g, reduced_dims(dim, x.ndim))
+
+
+def expand_to(g: Any, x: Any) -> Any:
+    """``g`` broadcast to ``x``'s shape, as a tensor of its own: a leaf's ``.grad`` may be
+    written in place (``grad.zero_()``), which a stride-0 view refuses (PyTorch's
+    AccumulateGrad copies such gradients; ours stores what it gets)."""
+    if tuple(g.shape) == tuple(x.shape):
+        return g
+    return core._to_copy(core.expand(g, list(x.shape)))

@@ -1,0 +1,193 @@
+"""Derivative formulas of the matrix products (rows of ``FORMULAS``).
+
+Imports: ``dispatch`` (through ``_formulas_common``).  Same conventions as
+``_formulas``.  Gradients an argument does not need are not computed (they are
+the expensive products).  ``einsum``'s formula is one ``einsum`` per operand:
+the output's gradient contracted with the other operands, with ones for labels
+only that operand has (summed in the forward) and identity matrices for labels
+it repeats (diagonals); ``tensordot`` is that with the equation it stands for.
+"""
+
+from __future__ import annotations
+
+import string
+from typing import Any
+
+from . import _formulas_common as common
+
+__all__ = ["FORMULAS"]
+
+core = common.core
+needs = common.needs_grad
+
+
+def _mT(x: Any) -> Any:
+    return core.transpose.int(x, -2, -1)
+
+
+@common.saves("self:other", "other:self")
+def _matmul(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    x, y = a["self"], a["other"]
+    if x.ndim == 1 and y.ndim == 1:  # dot
+        return (g * y if needs(x) else None), (g * x if needs(y) else None)
+    if x.ndim == 2 and y.ndim == 2:
+        gx = core.mm(g, _mT(y)) if needs(x) else None
+        gy = core.mm(_mT(x), g) if needs(y) else None
+        return gx, gy
+    # Promote vectors to matrices as matmul does, then reduce broadcast batch dims.
+    x2 = core.unsqueeze(x, 0) if x.ndim == 1 else x
+    y2 = core.unsqueeze(y, -1) if y.ndim == 1 else y
+    g2 = core.unsqueeze(g, -2) if x.ndim == 1 else g
+    g2 = core.unsqueeze(g2, -1) if y.ndim == 1 else g2
+    gx = gy = None
+    if needs(x):
+        gx = core.reshape(common.sum_to(core.matmul(g2, _mT(y2)), x2), list(x.shape))
+    if needs(y):
+        gy = core.reshape(common.sum_to(core.matmul(_mT(x2), g2), y2), list(y.shape))
+    return gx, gy
+
+
+@common.saves("self:mat2", "mat2:self")
+def _mm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    x, y = a["self"], a["mat2"]
+    return (
+        core.mm(g, _mT(y)) if needs(x) else None,
+        core.mm(_mT(x), g) if needs(y) else None,
+    )
+
+
+@common.saves("self:mat2", "mat2:self")
+def _bmm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    x, y = a["self"], a["mat2"]
+    return (
+        core.bmm(g, _mT(y)) if needs(x) else None,
+        core.bmm(_mT(x), g) if needs(y) else None,
+    )
+
+
+@common.saves("mat1:mat2", "mat2:mat1")
+def _addmm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    s, m1, m2, beta, alpha = a["self"], a["mat1"], a["mat2"], a["beta"], a["alpha"]
+    gs = common.grad_for(g if beta == 1 else g * beta, s) if needs(s) else None
+    gm = g if alpha == 1 else g * alpha
+    return (
+        gs,
+        core.mm(gm, _mT(m2)) if needs(m1) else None,
+        core.mm(_mT(m1), gm) if needs(m2) else None,
+    )
+
+
+@common.saves("self:tensor", "tensor:self", "self:other", "other:self")
+def _dot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    x, y = a["self"], a["tensor" if "tensor" in a else "other"]
+    return (g * y if needs(x) else None), (g * x if needs(y) else None)
+
+
+@common.saves("self:vec2", "vec2:self")
+def _outer(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    x, y = a["self"], a["vec2"]
+    return (
+        core.matmul(g, y) if needs(x) else None,
+        core.matmul(x, g) if needs(y) else None,
+    )
+
+
+# -- einsum, tensordot --------------------------------------------------------------------------
+def _explicit(equation: str, xs: list[Any]) -> tuple[list[str], str]:
+    """The operands' and output's labels, with ``...`` spelled out in fresh letters and
+    an implicit output (no ``->``) made explicit."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    ins = lhs.split(",")
+    used = set(eq)
+    fresh = [c for c in string.ascii_letters if c not in used]
+    ell = max((x.ndim - len(s) + 3 for s, x in zip(ins, xs, strict=True) if "..." in s), default=0)
+    ell_labels = "".join(fresh[:ell])
+    ins = [
+        s.replace("...", ell_labels[ell - (x.ndim - len(s) + 3) :]) if "..." in s else s
+        for s, x in zip(ins, xs, strict=True)
+    ]
+    if arrow:
+        rhs = rhs.replace("...", ell_labels)
+    else:
+        counts = {c: lhs.count(c) for c in set(lhs) if c.isalpha()}
+        rhs = ell_labels + "".join(sorted(c for c, n in counts.items() if n == 1))
+    return ins, rhs
+
+
+def _einsum_grads(g: Any, ins: list[str], rhs: str, xs: list[Any]) -> tuple[Any, ...]:
+    sizes: dict[str, int] = {}
+    for labels, x in zip(ins, xs, strict=True):
+        for c, n in zip(labels, x.shape, strict=True):
+            if n != 1 or c not in sizes:
+                sizes[c] = n
+    grads: list[Any] = []
+    for i, (labels, x) in enumerate(zip(ins, xs, strict=True)):
+        if not needs(x):
+            grads.append(None)
+            continue
+        others = [(s, y) for j, (s, y) in enumerate(zip(ins, xs, strict=True)) if j != i]
+        terms = [rhs] + [s for s, _ in others]
+        operands = [g] + [y for _, y in others]
+        available = set("".join(terms))
+        # Labels only this operand has were summed: broadcast back with ones.
+        lonely = "".join(dict.fromkeys(c for c in labels if c not in available))
+        if lonely:
+            terms.append(lonely)
+            operands.append(core.ones([x.shape[labels.index(c)] for c in lonely], dtype=g.dtype,
+                                      device=g.device))  # fmt: skip
+        # Repeated labels (a diagonal): a fresh label per repeat, tied by an identity matrix.
+        spare = iter(c for c in string.ascii_letters if c not in set("".join(ins) + rhs))
+        target = ""
+        for c in labels:
+            if c in target:
+                fresh = next(spare)
+                terms.append(c + fresh)
+                n = x.shape[labels.index(c)]
+                operands.append(core.eye(n, n, dtype=g.dtype, device=g.device))
+                target += fresh
+            else:
+                target += c
+        grad = core.einsum(",".join(terms) + "->" + target, operands)
+        # Dims this operand broadcast (size 1 here, larger elsewhere) are summed back.
+        ones = [k for k, (c, n) in enumerate(zip(labels, x.shape, strict=True))
+                if n == 1 and sizes[c] != 1]  # fmt: skip
+        if ones:
+            grad = core.sum(grad, ones, True)
+        grads.append(grad)
+    return tuple(grads)
+
+
+@common.saves("tensors")
+def _einsum(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    xs = list(a["tensors"])
+    ins, rhs = _explicit(a["equation"], xs)
+    return _einsum_grads(g, ins, rhs, xs)
+
+
+@common.saves("self", "other")
+def _tensordot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    x, y = a["self"], a["other"]
+    dx = [d % x.ndim for d in a["dims_self"]]
+    dy = [d % y.ndim for d in a["dims_other"]]
+    letters = iter(string.ascii_letters)
+    lx = [next(letters) for _ in range(x.ndim)]
+    ly = [next(letters) for _ in range(y.ndim)]
+    for i, j in zip(dx, dy, strict=True):
+        ly[j] = lx[i]
+    rhs = "".join(c for k, c in enumerate(lx) if k not in dx)
+    rhs += "".join(c for k, c in enumerate(ly) if k not in dy)
+    return _einsum_grads(g, ["".join(lx), "".join(ly)], rhs, [x, y])
+
+
+FORMULAS: dict[str, common.Formula] = {
+    "matmul": _matmul,
+    "mm": _mm,
+    "bmm": _bmm,
+    "addmm": _addmm,
+    "dot": _dot,
+    "vdot": _dot,
+    "outer": _outer,
+    "einsum": _einsum,
+    "tensordot": _tensordot,
+}

@@ -1,0 +1,323 @@
+"""Derivative formulas of the neural-network functions (rows of ``FORMULAS``).
+
+Imports: ``dispatch`` (through ``_formulas_common``).  Same conventions as
+``_formulas``; the composites (``linear``, ``dropout``, ``mse_loss``,
+``binary_cross_entropy_with_logits``, ``max_pool2d``) need no row.
+
+Convolution's gradients are convolutions again (so second derivatives come from
+this same row): the weight's is the input correlated with the output gradient
+(stride and dilation swapped), the input's the transposed convolution, written as
+a convolution of the stride-dilated gradient with the flipped, transposed weight.
+Padding is made explicit (zeros concatenated), which also covers ``padding='same'``
+with its odd pixel at the end.  ``avg_pool2d``'s input gradient is that transposed
+convolution with a kernel of ones, per channel, after dividing by each window's
+divisor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _formulas_common as common
+
+__all__ = ["FORMULAS"]
+
+core = common.core
+needs = common.needs_grad
+saves = common.saves
+
+
+def _pair(v: Any, default: Any = None) -> tuple[int, int]:
+    if isinstance(v, (list, tuple)):
+        if not v:
+            return _pair(default)
+        return (int(v[0]), int(v[-1])) if len(v) in (1, 2) else (int(v[0]), int(v[1]))
+    return int(v), int(v)
+
+
+# -- softmax, log_softmax, layer_norm ------------------------------------------------------------
+@saves("result")
+def _softmax(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    x, d = a["self"], a["dim"]
+    grad = out * (g - core.sum(g * out, [d], True))
+    return (common.cast_like(grad, x),)
+
+
+@saves("result")
+def _log_softmax(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    x, d = a["self"], a["dim"]
+    grad = g - core.exp(out) * core.sum(g, [d], True)
+    return (common.cast_like(grad, x),)
+
+
+@saves("input", "weight")
+def _layer_norm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    x, w, b, eps = a["input"], a["weight"], a["bias"], a["eps"]
+    k = len(a["normalized_shape"])
+    dims = list(range(x.ndim - k, x.ndim))
+    centered = x - core.mean(x, dims, True)
+    rstd = core.rsqrt(core.mean(centered * centered, dims, True) + eps)
+    xhat = centered * rstd
+    gw = common.grad_for(g * xhat, w) if needs(w) else None
+    gb = common.grad_for(g, b) if needs(b) else None
+    gx = None
+    if needs(x):
+        gh = g * w if w is not None else g
+        gx = rstd * (gh - core.mean(gh, dims, True) - xhat * core.mean(gh * xhat, dims, True))
+    return gx, gw, gb
+
+
+@saves("result")
+def _native_dropout(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    p, train = a["p"], a["train"]
+    if train is False:
+        return (g[0],)
+    scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
+    return (g[0] * out[1] * scale,)
+
+
+@saves("indices")
+def _embedding(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    w, indices, padding_idx = a["weight"], a["indices"], a["padding_idx"]
+    n, dim = w.shape
+    flat = core.reshape(indices, [-1])
+    rows = core.reshape(g, [-1, dim])
+    if a["scale_grad_by_freq"]:
+        ones = core.ones([flat.shape[0]], dtype=g.dtype, device=g.device)
+        counts = core.scatter_add(core.zeros([n], dtype=g.dtype, device=g.device), 0, flat, ones)
+        rows = rows / core.unsqueeze(core.gather(counts, 0, flat), 1)
+    column = core.unsqueeze(flat, 1)
+    if padding_idx is not None and padding_idx >= 0:
+        rows = core.where(core.eq(column, padding_idx), core.zeros_like(rows), rows)
+    index = core.expand(column, [flat.shape[0], dim])
+    gw = core.scatter_add(core.zeros([n, dim], dtype=g.dtype, device=g.device), 0, index, rows)
+    return gw, None
+
+
+# -- cross_entropy ------------------------------------------------------------------------------------
+@saves("self", "target", "weight")
+def _cross_entropy(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    """With ``a[i, c]`` the coefficients of ``loss_i = -sum_c a[i, c] * log_softmax(x)[i, c]``
+    (target classes or probabilities, label smoothing and class weights folded in), the
+    input gradient is ``G_i * (p[i, c] * sum_c a[i, c] - a[i, c])``."""
+    x, target, weight = a["self"], a["target"], a["weight"]
+    reduction, ignore, eps = a["reduction"], a["ignore_index"], a["label_smoothing"]
+    cdim = 0 if x.ndim == 1 else 1
+    n_classes = x.shape[cdim]
+    if weight is None and not eps and not target.dtype.is_floating_point:
+        return _cross_entropy_classes(g, x, target, reduction, ignore, cdim), None, None
+    logp = core.log_softmax.int(x, cdim)
+    w = None
+    if weight is not None:
+        w = core.reshape(weight, [n_classes] + [1] * (x.ndim - cdim - 1))
+    if target.dtype.is_floating_point:  # class probabilities
+        smoothed = target * (1 - eps) + eps / n_classes if eps else target
+        coef = smoothed * w if w is not None else smoothed
+        denominator: Any = x.numel() // max(n_classes, 1)
+    else:
+        classes = core.reshape(
+            core.arange(0, n_classes, 1, device=x.device), [n_classes] + [1] * (x.ndim - cdim - 1)
+        )
+        picked = core.eq(classes, core.unsqueeze(target, cdim))
+        keep = core.unsqueeze(core.logical_not(core.eq(target, ignore)), cdim)
+        hot = core._to_copy(core.logical_and(picked, keep), dtype=x.dtype)
+        kept = core._to_copy(keep, dtype=x.dtype)
+        coef = hot * (1 - eps)
+        if eps:
+            coef = coef + kept * (eps / n_classes)
+        if w is not None:
+            coef = coef * w
+            denominator = core.sum(hot * w)
+        else:
+            denominator = core.sum(kept)
+    if reduction == 0:  # none
+        scale = core.unsqueeze(g, cdim)
+    elif reduction == 1:  # mean
+        scale = g / denominator
+    else:
+        scale = g
+    gx = scale * (core.exp(logp) * core.sum(coef, [cdim], True) - coef) if needs(x) else None
+    gt = None
+    if needs(target):
+        gt = -scale * logp * (w if w is not None else 1) * (1 - eps)
+    return gx, gt, None
+
+
+def _cross_entropy_classes(
+    g: Any, x: Any, target: Any, reduction: int, ignore: int, cdim: int
+) -> Any:  # fmt: skip
+    """The common case (class targets, no weights, no smoothing): ``softmax - one_hot``
+    on the rows not ignored, in fewer operators."""
+    n = x.shape[cdim]
+    classes = core.reshape(core.arange(0, n, 1, device=x.device), [n] + [1] * (x.ndim - cdim - 1))
+    hot = core.eq(classes, core.unsqueeze(target, cdim))  # no class equals an ignored index
+    keep = core.ne(target, ignore)
+    p = core.softmax.int(x, cdim)
+    grad = core.where(hot, p - 1, p) * core.unsqueeze(keep, cdim)
+    if reduction == 0:
+        return grad * core.unsqueeze(g, cdim)
+    if reduction == 1:
+        return grad * (g / core.sum(keep))
+    return grad * g
+
+
+# -- convolution and pooling -------------------------------------------------------------------------
+def _pad(x: Any, pads: tuple[int, int, int, int]) -> Any:
+    """``x`` with zero rows/columns added: (top, bottom, left, right) of the last two dims."""
+    for dim, (before, after) in ((x.ndim - 2, pads[:2]), (x.ndim - 1, pads[2:])):
+        parts = []
+        for n in (before, after):
+            shape = list(x.shape)
+            shape[dim] = n
+            parts.append(core.zeros(shape, dtype=x.dtype, device=x.device) if n else None)
+        if parts[0] is not None or parts[1] is not None:
+            x = core.cat([p for p in (parts[0], x, parts[1]) if p is not None], dim)
+    return x
+
+
+def _fit(x: Any, size: int, dim: int) -> Any:
+    """``x`` cut or zero-padded at the end of ``dim`` to ``size``."""
+    n = x.shape[dim]
+    if n > size:
+        return core.narrow(x, dim, 0, size)
+    if n < size:
+        shape = list(x.shape)
+        shape[dim] = size - n
+        return core.cat([x, core.zeros(shape, dtype=x.dtype, device=x.device)], dim)
+    return x
+
+
+def _dilate(g: Any, stride: tuple[int, int]) -> Any:
+    """``g`` with ``stride - 1`` zeros between neighbours along the last two dims."""
+    for dim, s in ((g.ndim - 2, stride[0]), (g.ndim - 1, stride[1])):
+        if s == 1:
+            continue
+        n = g.shape[dim]
+        zeros = core.zeros_like(g)
+        spread = core.stack([g] + [zeros] * (s - 1), dim + 1)  # (..., n, s, ...)
+        shape = list(g.shape)
+        shape[dim] = n * s
+        g = core.narrow(core.reshape(spread, shape), dim, 0, (n - 1) * s + 1)
+    return g
+
+
+def _conv_transpose(
+    g: Any, w: Any, stride: tuple[int, int], dilation: tuple[int, int], groups: int,
+    size: tuple[int, int],
+) -> Any:  # fmt: skip
+    """The input gradient of an unpadded ``conv2d(x, w, stride, dilation, groups)`` with
+    ``x``'s spatial ``size``: the transposed convolution of ``g``."""
+    o, cg, kh, kw = w.shape
+    wt = core.reshape(w, [groups, o // groups, cg, kh, kw])
+    wt = core.reshape(core.transpose.int(wt, 1, 2), [groups * cg, o // groups, kh, kw])
+    wt = core.flip(wt, [2, 3])
+    full = _pad(
+        _dilate(g, stride),
+        (dilation[0] * (kh - 1),) * 2 + (dilation[1] * (kw - 1),) * 2,
+    )
+    grad = core.conv2d(full, wt, None, [1, 1], [0, 0], list(dilation), groups)
+    return _fit(_fit(grad, size[0], grad.ndim - 2), size[1], grad.ndim - 1)
+
+
+def _conv_weight_grad(
+    xp: Any, g: Any, w: Any, stride: tuple[int, int], dilation: tuple[int, int], groups: int
+) -> Any:
+    """The weight gradient of an unpadded convolution of the (padded) input ``xp``."""
+    o, cg, kh, kw = w.shape
+    og = o // groups
+    batched_x = xp if xp.ndim == 4 else core.unsqueeze(xp, 0)
+    batched_g = g if g.ndim == 4 else core.unsqueeze(g, 0)
+    parts = []
+    for k in range(groups):
+        xk = core.transpose.int(core.narrow(batched_x, 1, k * cg, cg), 0, 1)  # (cg, n, h, w)
+        gk = core.transpose.int(core.narrow(batched_g, 1, k * og, og), 0, 1)  # (og, n, oh, ow)
+        corr = core.conv2d(xk, gk, None, list(dilation), [0, 0], list(stride), 1)  # (cg, og, ...)
+        corr = core.narrow(core.narrow(corr, 2, 0, kh), 3, 0, kw)
+        parts.append(core.transpose.int(corr, 0, 1))
+    return parts[0] if groups == 1 else core.cat(parts, 0)
+
+
+def _conv_pads(a: dict[str, Any], w: Any) -> tuple[int, int, int, int]:
+    padding = a["padding"]
+    if isinstance(padding, str):
+        if padding == "valid":
+            return (0, 0, 0, 0)
+        dh, dw = _pair(a["dilation"])
+        th, tw = dh * (w.shape[2] - 1), dw * (w.shape[3] - 1)
+        return (th // 2, th - th // 2, tw // 2, tw - tw // 2)
+    ph, pw = _pair(padding)
+    return (ph, ph, pw, pw)
+
+
+@saves("input", "weight")
+def _conv2d(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    x, w, b = a["input"], a["weight"], a["bias"]
+    stride, dilation, groups = _pair(a["stride"]), _pair(a["dilation"]), int(a["groups"])
+    pads = _conv_pads(a, w)
+    gx = gw = gb = None
+    if needs(x):
+        hp, wp = x.shape[-2] + pads[0] + pads[1], x.shape[-1] + pads[2] + pads[3]
+        gxp = _conv_transpose(g, w, stride, dilation, groups, (hp, wp))
+        d = x.ndim - 2
+        gx = core.narrow(core.narrow(gxp, d, pads[0], x.shape[-2]), d + 1, pads[2], x.shape[-1])
+    if needs(w):
+        gw = _conv_weight_grad(_pad(x, pads), g, w, stride, dilation, groups)
+    if needs(b):
+        gb = core.sum(g, [0, 2, 3] if g.ndim == 4 else [1, 2])
+    return gx, gw, gb
+
+
+@saves("result")
+def _max_pool2d(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    x, indices = a["self"], out[1]
+    lead = list(x.shape[:-2])
+    plane = x.shape[-2] * x.shape[-1]
+    zeros = core.zeros(lead + [plane], dtype=g[0].dtype, device=g[0].device)
+    spread = core.scatter_add(
+        zeros, x.ndim - 2, core.reshape(indices, lead + [-1]), core.reshape(g[0], lead + [-1])
+    )
+    return (core.reshape(spread, list(x.shape)),)
+
+
+def _pool_divisors(a: dict[str, Any], x: Any, out_hw: tuple[int, int], like: Any) -> Any:
+    """Each output position's divisor (``avg_pool2d``'s rule), shaped (oh, ow)."""
+    k = _pair(a["kernel_size"])
+    s, p = _pair(a["stride"], k), _pair(a["padding"])
+    if a["divisor_override"] is not None:
+        return a["divisor_override"]
+    sizes = []
+    for size, ki, si, pi, n in zip(x.shape[-2:], k, s, p, out_hw, strict=True):
+        start = core.arange(0, n, 1, device=like.device) * si - pi
+        end = core.clamp(start + ki, None, size + pi)
+        if not a["count_include_pad"]:
+            start, end = core.clamp(start, 0, None), core.clamp(end, None, size)
+        sizes.append(core._to_copy(end - start, dtype=like.dtype))
+    return core.unsqueeze(sizes[0], 1) * core.unsqueeze(sizes[1], 0)
+
+
+@saves()
+def _avg_pool2d(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    x = a["self"]
+    k = _pair(a["kernel_size"])
+    s, p = _pair(a["stride"], k), _pair(a["padding"])
+    h, w = x.shape[-2], x.shape[-1]
+    oh, ow = g.shape[-2], g.shape[-1]
+    scaled = core.reshape(g / _pool_divisors(a, x, (oh, ow), g), [-1, 1, oh, ow])
+    ones = core.ones([1, 1, k[0], k[1]], dtype=g.dtype, device=g.device)
+    gxp = _conv_transpose(scaled, ones, s, (1, 1), 1, (h + 2 * p[0], w + 2 * p[1]))
+    gx = core.narrow(core.narrow(gxp, 2, p[0], h), 3, p[1], w)
+    return (core.reshape(gx, list(x.shape)),)
+
+
+FORMULAS: dict[str, common.Formula] = {
+    "softmax.int": _softmax,
+    "log_softmax.int": _log_softmax,
+    "layer_norm": _layer_norm,
+    "native_dropout": _native_dropout,
+    "embedding": _embedding,
+    "cross_entropy_loss": _cross_entropy,
+    "conv2d": _conv2d,
+    "conv2d.padding": _conv2d,
+    "max_pool2d_with_indices": _max_pool2d,
+    "avg_pool2d": _avg_pool2d,
+}

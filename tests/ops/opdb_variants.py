@@ -1,0 +1,114 @@
+"""Op-database entries of the in-place and ``out=`` rows, generated from the functional ones.
+
+Imports: NumPy, ``tensor`` (the operator table) and the sibling ``opentry``/``samples``.
+
+For each in-place row (``add_``) the functional entry of the same name gives the
+samples; the call copies ``self``, applies the in-place method to a view of the
+copy, checks it returned that view (and, for our tensors, that the copy's version
+moved) and returns the copy, so the value written reached the base.  The
+reference is the functional one cast to ``self``'s dtype; results that cannot be
+cast raise in both libraries.  For each out row (``add.out``) the call passes an
+empty ``out`` of the functional result's dtype, which must be resized and
+returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import tensor as tt
+
+from .opentry import OpEntry
+from .samples import Sample, up
+
+__all__ = ["entries"]
+
+
+def _inplace_call(name: str, base_call: Callable[..., Any]) -> Callable[..., Any]:
+    def call(lib: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        if not hasattr(x, "clone"):
+            return base_call(lib, x, *args, **kwargs)  # a number first: no in-place form
+        base = x.clone()
+        view = base.view(base.shape)
+        result = getattr(view, name)(*args, **kwargs)
+        assert result is view, f"{name} returned another tensor than self"
+        if lib is tt:
+            assert base._version >= 1, f"{name} did not bump the base's version"
+        return base
+
+    return call
+
+
+def _inplace_ref(ref: Callable[..., Any]) -> Callable[..., Any]:
+    def reference(x: Any, *args: Any, **kwargs: Any) -> Any:
+        out = np.asarray(ref(x, *args, **kwargs))
+        target = up(x).dtype if isinstance(x, np.ndarray) else out.dtype
+        if out.dtype.kind == "c" and np.dtype(target).kind != "c":
+            return out  # raises in both libraries (complex into a real tensor)
+        return out.astype(target)
+
+    return reference
+
+
+def _out_call(base_call: Callable[..., Any]) -> Callable[..., Any]:
+    def call(lib: Any, *args: Any, **kwargs: Any) -> Any:
+        expected = base_call(lib, *args, **kwargs)
+        out = lib.empty(0, dtype=expected.dtype, device=expected.device)
+        result = base_call(lib, *args, out=out, **kwargs)
+        assert result is out, "out= returned another tensor than out"
+        return out
+
+    return call
+
+
+def _with_dim(samples: Callable[..., list[Sample]]) -> Callable[..., list[Sample]]:
+    # torch.sum(x, out=...) needs a dim in PyTorch's Python API; keep those samples.
+    def filtered(dtype: str, rng: np.random.Generator) -> list[Sample]:
+        return [s for s in samples(dtype, rng) if "dim" in s.kwargs]
+
+    return filtered
+
+
+def table_names(entry: OpEntry) -> list[str]:
+    return [d.name for d in tt.op_info(entry.support or entry.op).dtypes]
+
+
+def entries(functional: list[OpEntry]) -> list[OpEntry]:
+    by_id = {e.id: e for e in functional}
+    out: list[OpEntry] = []
+    for row in tt.OP_TABLE:
+        if row.family not in ("inplace", "out"):
+            continue
+        base = by_id.get(row.tags[0])
+        if base is None:
+            continue
+        if row.family == "inplace":
+            # Supported: the dtypes whose result can be written back (not int.sin_()).
+            table = tt.op_info(base.support or base.op).result_dtypes
+            castable = {d.name for d, (_, o) in table.items() if tt.can_cast(o, d)}
+            if row.name == "abs_":  # PyTorch refuses in-place abs of complex tensors
+                castable -= {"complex64", "complex128"}
+            names = base.supported if base.supported is not None else tuple(table_names(base))
+            out.append(
+                OpEntry(
+                    row.name, row.name, _inplace_call(row.name, base.call),
+                    None if base.ref is None else _inplace_ref(base.ref), base.samples,
+                    dtypes=base.dtypes, tol=base.tol,
+                    supported=tuple(n for n in names if n in castable),
+                    torch_values_for=base.torch_values_for,
+                )
+            )  # fmt: skip
+        else:
+            reduction = tt.op_info(row.tags[0]).family in ("reduction",)
+            out.append(
+                OpEntry(
+                    row.name, row.name, _out_call(base.call), base.ref,
+                    _with_dim(base.samples) if reduction else base.samples, dtypes=base.dtypes,
+                    tol=base.tol, support=base.support or base.op, supported=base.supported,
+                    torch_values_for=base.torch_values_for, torch_call=None,
+                )
+            )  # fmt: skip
+    return out
