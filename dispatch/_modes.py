@@ -148,8 +148,12 @@ def _python_fallback(op: OpOverload, *args: Any, **kwargs: Any) -> Any:
     # While a handler runs there is no entry snapshot (c10's RestorePythonTLSSnapshot):
     # calls it makes see the thread's key sets as they are then.
     _state.on_entry = None
+    tls = _tls.state
+    outer_tls = (tls.included, tls.excluded)
+    # Plain try/finally rather than a context manager: this runs on every moded call.
+    _tls._set(entry[0], entry[1] | _ABOVE_PYTHON)
     try:
-        with _tls._replace_tls(entry[0], entry[1] | _ABOVE_PYTHON):
+        if True:
             if _state.stack:
                 mode = _pop()
                 try:
@@ -167,6 +171,7 @@ def _python_fallback(op: OpOverload, *args: Any, **kwargs: Any) -> Any:
                 if result is not NotImplemented:
                     return result
     finally:
+        _tls._set(*outer_tls)
         _state.on_entry = saved
     raise TypeError(
         f"Multiple dispatch failed for '{op.name}'; all __dispatch__ handlers returned "

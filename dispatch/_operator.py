@@ -228,7 +228,8 @@ class OpOverload:
         if bits > _RUNTIME_BITS:  # REQUIRES_GRAD_BIT: Note [Grad-only kernels]
             mask = grad_mask
         if _NONDEFAULT[0]:  # Note [Default key sets] in _tls.py
-            ks = (bits | _tls_state.included) & _tls_state.keep & mask
+            included, keep = _tls_state.sets
+            ks = (bits | included) & keep & mask
         else:
             ks = (bits | _DEFAULT_INCLUDED) & _DEFAULT_KEEP & mask
         slot = ks.bit_length()
@@ -507,7 +508,8 @@ class _OneTensor(OpOverload):
         if bits > _RUNTIME_BITS:
             mask = grad_mask
         if _NONDEFAULT[0]:
-            ks = (bits | _tls_state.included) & _tls_state.keep & mask
+            included, keep = _tls_state.sets
+            ks = (bits | included) & keep & mask
         else:
             ks = (bits | _DEFAULT_INCLUDED) & _DEFAULT_KEEP & mask
         slot = ks.bit_length()
@@ -537,7 +539,8 @@ class _TwoTensors(OpOverload):
         if bits > _RUNTIME_BITS:
             mask = grad_mask
         if _NONDEFAULT[0]:
-            ks = (bits | _tls_state.included) & _tls_state.keep & mask
+            included, keep = _tls_state.sets
+            ks = (bits | included) & keep & mask
         else:
             ks = (bits | _DEFAULT_INCLUDED) & _DEFAULT_KEEP & mask
         slot = ks.bit_length()

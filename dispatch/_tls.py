@@ -48,6 +48,8 @@ class _State(threading.local):
     included: int = DEFAULT_INCLUDED
     excluded: int = DEFAULT_EXCLUDED
     keep: int = DEFAULT_KEEP
+    # (included, keep) in one attribute: the call path reads it with one lookup.
+    sets: tuple[int, int] = (DEFAULT_INCLUDED, DEFAULT_KEEP)
     nondefault: bool = False
 
 
@@ -70,6 +72,7 @@ def _set(included: int, excluded: int) -> None:
     state.included = included
     state.excluded = excluded
     state.keep = ~excluded
+    state.sets = (included, ~excluded)
     nondefault = included != DEFAULT_INCLUDED or excluded != DEFAULT_EXCLUDED
     if nondefault != state.nondefault:
         with _COUNT_LOCK:

@@ -31,6 +31,10 @@ def _is_tensor(v: Any) -> bool:
     return getattr(v, "_dispatch_bits", None) is not None
 
 
+def _differentiable(o: Any) -> bool:
+    return _is_tensor(o) and (o.dtype.is_floating_point or o.dtype.is_complex)
+
+
 def _with_array(t: Any, array: np.ndarray) -> Any:
     """A tensor like ``t`` holding ``array``."""
     return type(t)(array, dtype=t.dtype, device=t.device)
@@ -53,7 +57,13 @@ def _numerical(
             args[i] = _with_array(x, moved.reshape(base.shape))
             with _grad_mode.no_grad():
                 outs = _as_tuple(fn(*args))
-            results.append([o.detach().numpy().reshape(-1).astype(np.float64) for o in outs])
+            results.append(
+                [
+                    o.detach().numpy().reshape(-1).astype(np.float64)
+                    for o in outs
+                    if _differentiable(o)
+                ]
+            )
         columns.append([(p - m) / (2 * eps) for p, m in zip(results[0], results[1], strict=True)])
     n_out = len(columns[0]) if columns else 0
     return [
@@ -81,15 +91,17 @@ def gradcheck(
     True
     """
     inputs = _as_tuple(inputs)
-    outputs = [o for o in _as_tuple(fn(*inputs)) if _is_tensor(o) and o.requires_grad]
+    # The same outputs on both sides: every floating-point tensor output, in order (one
+    # that does not depend on the inputs has a zero analytical Jacobian).
+    outputs = [o for o in _as_tuple(fn(*inputs)) if _differentiable(o)]
     for i, x in enumerate(inputs):
-        if not (_is_tensor(x) and x.requires_grad):
+        if not (_is_tensor(x) and x.requires_grad) or x.numel() == 0:
             continue
         numerical = _numerical(fn, inputs, i, eps)
         for k, out in enumerate(outputs):
             n_out, n_in = out.numel(), x.numel()
             analytical = np.zeros((n_out, n_in))
-            for row in range(n_out):
+            for row in range(n_out if out.requires_grad else 0):
                 one_hot = np.zeros(n_out, dtype=out.detach().numpy().dtype)
                 one_hot[row] = 1
                 (g,) = grad(

@@ -111,8 +111,11 @@ class AccumulateGrad(Node):
             return ()
         var = self.variable
         if var.grad is None:
-            # Detached unless building a higher-order graph (PyTorch's rule).
-            var.grad = grad if _grad_mode.state.enabled else grad.detach()
+            # A gradient may alias another leaf's (``add`` passes the same one to both
+            # inputs) or be a stride-0 expansion, so .grad gets its own contiguous copy
+            # (PyTorch clones unless it can steal an unshared buffer).  Detached unless
+            # building a higher-order graph (PyTorch's rule).
+            var.grad = grad.clone() if _grad_mode.state.enabled else grad.detach().clone()
         elif _grad_mode.state.enabled:
             var.grad = var.grad + grad
         else:
@@ -184,7 +187,9 @@ def run_backward(
     deps: dict[int, int] = {}
     nodes: dict[int, Node] = {}
     children: dict[int, list[Node]] = {}
-    stack = [n for n, _, _ in root_edges]
+    # One entry per distinct root node: two roots on one node (``a, b = x.split(2)``)
+    # must not count its edges twice.
+    stack = list({id(n): n for n, _, _ in root_edges}.values())
     for n in stack:
         nodes[id(n)] = n
     order: list[Node] = []

@@ -284,3 +284,27 @@ def test_register_autograd_on_a_custom_op() -> None:
             assert not scaled(tt.tensor([1.0]), 2.0).requires_grad
     finally:
         scaled._destroy()
+
+
+def test_roots_sharing_a_node_and_grads_that_alias() -> None:
+    x = leaf([1.0, 2.0, 3.0, 4.0])
+    a, b = x.split(2)
+    ga, gb = tt.autograd.grad([a.sum(), (b * 2).sum()], [a, b], retain_graph=True)
+    assert close(ga, [1.0, 1.0]) and close(gb, [2.0, 2.0])
+    gx = tt.autograd.grad([a, b], x, grad_outputs=[tt.ones(2, dtype=tt.float64)] * 2)[0]
+    assert close(gx, [1.0, 1.0, 1.0, 1.0])
+    p, q = leaf([1.0]), leaf([2.0])
+    (p + q).sum().backward()
+    p.grad.zero_()
+    assert close(q.grad, [1.0])  # not the same buffer as p.grad
+    r = leaf([1.0, 2.0])
+    r.sum().backward()  # the sum's gradient is an expansion; .grad is its own copy
+    r.grad.zero_()
+    assert close(r.grad, [0.0, 0.0])
+
+
+def test_gradcheck_handles_outputs_independent_of_inputs_and_empty_inputs() -> None:
+    x = leaf([0.5, 1.5])
+    assert gradcheck(lambda v: (v * 2, tt.ones(2, dtype=tt.float64)), (x,))
+    assert gradgradcheck(lambda v: -v, (x,))
+    assert gradcheck(lambda v, e: v.sum() + e.sum(), (x, leaf([])))
