@@ -12,7 +12,7 @@ import tensor as tt
 from tensor.modes import LoggingMode
 
 THREADS = 8
-STEPS = 400  # mixed operations per thread (x 8 threads)
+STEPS = 2000  # mixed operations per thread (x 8 threads)
 
 
 def workload(seed: int) -> list[Any]:
