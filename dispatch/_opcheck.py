@@ -6,9 +6,9 @@ The checks use only what the tensor protocol offers beyond ``_dispatch_bits``:
 ``clone()``, ``to("meta")``, ``shape``, ``dtype``, ``requires_grad``, ``==`` and
 ``all()`` (the ``tensor`` package's Tensor has them all).
 
-- ``test_schema``: the call returns what the schema says (count and tensor-ness),
-  and leaves every argument the schema does not mark mutable (``Tensor(a!)``) as
-  it was.
+- ``test_schema``: the call returns what the schema says (count and tensor-ness);
+  it changes exactly the arguments the schema marks mutable (``Tensor(a!)``); and
+  its outputs share no memory with its inputs unless the schema says they may.
 - ``test_faketensor``: the operator runs on meta copies of the arguments (its
   fake/Meta kernel) and gives the same shapes and dtypes as the real call.
 - ``test_autograd_registration``: when an input requires grad, the operator has a
@@ -56,10 +56,13 @@ def _test_schema(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) 
     before = {
         name: _map(value, lambda t: t.detach().clone())
         for name, value in bound.items()
-        if name not in mutable and any(_is_tensor(x) for x in _flat(value))
+        if any(_is_tensor(x) for x in _flat(value))
     }
     out = op(*_map(args, lambda t: t), **kwargs)
-    outs = out if isinstance(out, (tuple, list)) and len(schema.returns) != 1 else (out,)
+    if not schema.returns and out is None:
+        outs: tuple[Any, ...] | list[Any] = ()
+    else:
+        outs = out if isinstance(out, (tuple, list)) and len(schema.returns) != 1 else (out,)
     if len(schema.returns) != len(outs) and not (
         len(schema.returns) == 1 and str(schema.returns[0].type).endswith("[]")
     ):
@@ -74,13 +77,38 @@ def _test_schema(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) 
                 f"returned {type(value).__name__}"
             )
     for name, saved in before.items():
-        for old, new in zip(_flat(saved), _flat(bound[name]), strict=True):
-            if _is_tensor(old) and not bool((old == new.detach()).all()):
+        pairs = [
+            (o, n) for o, n in zip(_flat(saved), _flat(bound[name]), strict=True) if _is_tensor(o)
+        ]
+        changed = any(not bool((o == n.detach()).all()) for o, n in pairs)
+        if changed and name not in mutable:
+            raise OpCheckError(
+                f"{op.name}: argument '{name}' was modified in place, but the schema does "
+                f"not mark it mutable; declare it Tensor(a!) (custom_op: mutates_args="
+                f"['{name}'])"
+            )
+        if not changed and name in mutable:
+            raise OpCheckError(
+                f"{op.name}: argument '{name}' is declared mutable (Tensor(a!)) but the call "
+                f"left it unchanged; drop it from mutates_args if the kernel never writes it"
+            )
+    # Outputs may share memory with an input only where the schema says so (Tensor(a)).
+    aliased = {r.alias_info is not None for r in schema.returns}
+    inputs = [t for value in bound.values() for t in _flat(value) if _is_tensor(t)]
+    for i, value in enumerate(outs):
+        if not _is_tensor(value) or True in aliased:
+            continue
+        for t in inputs:
+            if value is t or getattr(value, "_base", None) is t or _same_data(value, t):
                 raise OpCheckError(
-                    f"{op.name}: argument '{name}' was modified in place, but the schema does "
-                    f"not mark it mutable; declare it Tensor(a!) (custom_op: mutates_args="
-                    f"['{name}'])"
+                    f"{op.name}: output {i} aliases an input, but the schema's return is not "
+                    f"annotated as a view (Tensor(a)); return a new tensor (e.g. x.clone())"
                 )
+
+
+def _same_data(a: Any, b: Any) -> bool:
+    ptr = getattr(a, "data_ptr", None)
+    return ptr is not None and a.numel() > 0 and b.numel() > 0 and ptr() == b.data_ptr()
 
 
 def _test_faketensor(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:

@@ -60,3 +60,24 @@ def test_undeclared_mutation_and_wrong_fake_are_reported() -> None:
         assert "the real kernel gives shape (3,)" in result["test_faketensor"]
     finally:
         sneaky._destroy()
+
+
+def test_declared_mutation_that_does_not_happen_and_an_aliasing_output() -> None:
+    @dispatch.custom_op("test_opcheck::lazy", mutates_args=("out",))
+    def lazy(x: tt.Tensor, out: tt.Tensor) -> None:
+        return None  # declared to write `out`, never does
+
+    @dispatch.custom_op("test_opcheck::same", mutates_args=())
+    def same(x: tt.Tensor) -> tt.Tensor:
+        return x  # an alias of its input, not declared
+
+    try:
+        result = opcheck(lazy, (tt.ones(2), tt.zeros(2)), raise_exception=False)
+        assert (
+            "declared mutable (Tensor(a!)) but the call left it unchanged" in result["test_schema"]
+        )
+        result = opcheck(same, (tt.ones(2),), test_utils="test_schema", raise_exception=False)
+        assert "output 0 aliases an input" in result["test_schema"]
+    finally:
+        lazy._destroy()
+        same._destroy()
