@@ -18,46 +18,14 @@ from collections.abc import Callable
 from typing import Any
 
 from tensor import Tensor
+from tensor.layout import infer_size
 
 from . import shapes
 
-__all__ = ["infer_size", "kernels"]
+__all__ = ["kernels"]
 
 _make = Tensor._make
 _ALL = slice(None)
-
-
-def infer_size(op: str, size: Any, numel: int) -> tuple[int, ...]:
-    """``size`` (ints, one of them maybe -1) for a tensor of ``numel`` elements."""
-    out: list[int] = []
-    infer = -1
-    known = 1
-    for i, n in enumerate(size):
-        if isinstance(n, bool) or not hasattr(n, "__index__"):
-            raise TypeError(
-                f"{op}(): argument 'size' must be a sequence of ints, but element {i} is "
-                f"{type(n).__name__}"
-            )
-        n = n.__index__()
-        if n == -1:
-            if infer >= 0:
-                raise RuntimeError(f"{op}(): only one dimension can be inferred, got {list(size)}")
-            infer = i
-        elif n < 0:
-            raise RuntimeError(
-                f"{op}(): invalid shape dimension {n} (argument 'size': {list(size)})"
-            )
-        else:
-            known *= n
-        out.append(n)
-    if infer >= 0 and known and numel % known == 0:
-        out[infer] = numel // known
-    elif infer >= 0 or known != numel:
-        raise RuntimeError(
-            f"{op}(): shape '{list(size)}' is invalid for input of size {numel}"
-            + (" (-1 is ambiguous next to a 0-sized dim)" if infer >= 0 and not known else "")
-        )
-    return tuple(out)
 
 
 def _dim(op: str, dim: Any, ndim: int, arg: str = "dim") -> int:
