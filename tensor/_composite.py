@@ -54,7 +54,7 @@ def to_copy(
             f"Meta tensors have shapes and dtypes only; create the tensor on {dev} instead."
         )
     np_dtype = None if dt is self._dtype else dt.numpy_dtype
-    array = _convert.move_array(self._array, dev, np_dtype, copy=True)
+    array = _convert.move_array(self._array, dev, np_dtype, copy=True, non_blocking=non_blocking)
     return make(array, dt, dev)
 
 

@@ -35,16 +35,18 @@ __all__ = [
 
 
 class _CudaHooks:
-    # Filled in by backends.cuda when CuPy and a GPU are present.
-    to_device: Callable[[np.ndarray, int], Any] | None = None
-    to_numpy: Callable[[Any], np.ndarray] | None = None
+    # Filled in by backends.cuda when CUDA initialises (CuPy and a GPU are present):
+    # to_device(array, index, np_dtype, copy, non_blocking) -> CuPy array on device index;
+    # to_numpy(array, non_blocking) -> a host copy of a CuPy array.
+    to_device: Callable[..., Any] | None = None
+    to_numpy: Callable[..., np.ndarray] | None = None
     from_dlpack: Callable[[Any], Any] | None = None
     array_type: type | None = None
 
 
 def set_cuda_hooks(
-    to_device: Callable[[np.ndarray, int], Any],
-    to_numpy: Callable[[Any], np.ndarray],
+    to_device: Callable[..., Any],
+    to_numpy: Callable[..., np.ndarray],
     array_type: type,
     from_dlpack: Callable[[Any], Any],
 ) -> None:
@@ -79,31 +81,41 @@ def to_numpy(array: Any, *, op: str = "numpy()") -> np.ndarray:
             f"dtype but no data. Compute on a 'cpu' tensor to get values."
         )
     if _CudaHooks.to_numpy is not None and isinstance(array, _CudaHooks.array_type or ()):
-        return _CudaHooks.to_numpy(array)
+        return _CudaHooks.to_numpy(array, False)
     return np.asarray(array)
 
 
-def move_array(array: Any, target: device, np_dtype: Any = None, *, copy: bool = False) -> Any:
-    """``array`` converted to ``np_dtype`` (if given) and placed on ``target``."""
+def move_array(
+    array: Any,
+    target: device,
+    np_dtype: Any = None,
+    *,
+    copy: bool = False,
+    non_blocking: bool = False,
+) -> Any:
+    """``array`` converted to ``np_dtype`` (if given) and placed on ``target``.
+
+    Device-to-device moves and casts of CUDA arrays stay on the GPU; ``non_blocking``
+    makes host/device copies asynchronous (pinned staging memory, see backends.cuda).
+    """
     kind = target.type
     if kind == "meta":
         return MetaArray(tuple(array.shape), np.dtype(np_dtype or array.dtype))
+    cuda_array = _CudaHooks.array_type is not None and type(array) is _CudaHooks.array_type
     if kind == "cpu":
-        out = to_numpy(array, op="to()")
+        if cuda_array:
+            out = _CudaHooks.to_numpy(array, non_blocking)  # type: ignore[misc]
+        else:
+            out = to_numpy(array, op="to()")
         if np_dtype is not None and out.dtype != np_dtype:
             return out.astype(np_dtype)
         return out.copy() if copy and out is array else out
     if kind == "cuda":
         if _CudaHooks.to_device is None:
             raise _cuda_unavailable("to()")
-        host = array if type(array) is np.ndarray else None
-        if host is None and type(array) is MetaArray:
+        if type(array) is MetaArray:
             to_numpy(array, op="to()")  # raises the meta error
-        if host is None:
-            host = to_numpy(array)
-        if np_dtype is not None and host.dtype != np_dtype:
-            host = host.astype(np_dtype)
-        return _CudaHooks.to_device(host, target.index or 0)
+        return _CudaHooks.to_device(array, target.index or 0, np_dtype, copy, non_blocking)
     raise RuntimeError(f"to(): unknown device {target}")
 
 
@@ -169,7 +181,13 @@ def array_from_data(
         out_dtype = _python_data_dtype(arr) if dtype is None else dtype
     elif hasattr(data, "__dlpack__") or hasattr(data, "__array__"):
         if _CudaHooks.array_type is not None and isinstance(data, _CudaHooks.array_type):
-            arr = _CudaHooks.to_numpy(data)  # type: ignore[misc]
+            if target.type == "cuda":  # a CuPy array to a CUDA tensor: stays on the GPU
+                out_dtype = _dtype.from_numpy(data.dtype) if dtype is None else dtype
+                moved = _CudaHooks.to_device(  # type: ignore[misc]
+                    data, target.index or 0, out_dtype.numpy_dtype, copy, False
+                )
+                return moved, out_dtype
+            arr = _CudaHooks.to_numpy(data, False)  # type: ignore[misc]
         else:
             arr = np.asarray(data)
         out_dtype = _dtype.from_numpy(arr.dtype) if dtype is None else dtype

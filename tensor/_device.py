@@ -11,11 +11,12 @@ ADInplaceOrView, AutogradCUDA, AutocastCUDA for a CUDA tensor.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from dispatch import DispatchKey, DispatchKeySet
 
-__all__ = ["DEVICE_TYPES", "device", "to_device"]
+__all__ = ["DEVICE_TYPES", "CudaHooks", "canonical", "device", "indexed", "to_device"]
 
 _K = DispatchKey
 # Device type -> (backend key, key-set bits its tensors carry).
@@ -138,11 +139,44 @@ def to_device(value: Any) -> device:
     return device(value)
 
 
-def canonical(d: device) -> device:
-    """``cuda`` → ``cuda:<current>`` (0 until CUDA streams/devices land); others unchanged.
+class CudaHooks:
+    """How devices reach the CUDA backend without importing it (filled in by ``tensor``).
 
-    Tensors always live on an indexed CUDA device, as in PyTorch.
+    ``init()`` initialises CUDA on first use (loads CuPy, registers the CUDA kernels) or
+    raises the error saying why CUDA is unavailable; ``current()`` is the current device
+    index; ``count()`` the number of devices.
     """
+
+    init: Callable[[], None] | None = None
+    current: Callable[[], int] | None = None
+    count: Callable[[], int] | None = None
+
+
+def canonical(d: device) -> device:
+    """The device a tensor on ``d`` lives on: ``cuda`` → ``cuda:<current device>``.
+
+    The first CUDA device asked for initialises CUDA (PyTorch's lazy init), so a
+    machine without a GPU gets the error saying so here, before any work is done.
+    """
+    if d.type != "cuda":
+        return d
+    init = CudaHooks.init
+    if init is not None:
+        init()
+    if d.index is None:
+        return device("cuda", CudaHooks.current() if CudaHooks.current is not None else 0)
+    count = CudaHooks.count() if CudaHooks.count is not None else 0
+    if d.index >= count:
+        raise RuntimeError(
+            f"CUDA error: invalid device ordinal: {d} was asked for but only {count} CUDA "
+            f"device(s) are visible (cuda:0 to cuda:{count - 1})"
+        )
+    return d
+
+
+def indexed(d: device) -> device:
+    """``cuda`` → ``cuda:<current>`` without initialising CUDA (generators' devices)."""
     if d.type == "cuda" and d.index is None:
-        return device("cuda", 0)
+        current = CudaHooks.current
+        return device("cuda", current() if current is not None else 0)
     return d

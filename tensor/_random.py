@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ._device import device, to_device
+from ._device import device, indexed, to_device
 
 __all__ = ["Generator", "default_generator", "initial_seed", "manual_seed", "seed"]
 
@@ -90,10 +90,7 @@ class Generator:
         return f"<tensor.Generator device={self.device}>"
 
 
-def device_type_index(d: device) -> device:
-    if d.type == "cuda" and d.index is None:
-        return device("cuda", 0)
-    return d
+device_type_index = indexed  # "cuda" -> "cuda:<current>", without initialising CUDA
 
 
 def numpy_engine(seed: int) -> np.random.Generator:

@@ -23,7 +23,7 @@ from dispatch import REQUIRES_GRAD_BIT, DispatchKey, DispatchKeySet, ops
 
 from . import _convert, _dtype, _repr, autograd
 from ._convert import MetaArray
-from ._device import CPU, META, device, to_device
+from ._device import CPU, META, canonical, device, to_device
 from ._dtype import dtype
 
 __all__ = ["Size", "Tensor", "make", "make_meta", "shared_version_counter", "wrap_number"]
@@ -514,6 +514,16 @@ class Tensor:
     def __dlpack_device__(self) -> tuple[int, int]:
         return self._check_data("__dlpack_device__").__dlpack_device__()  # type: ignore[no-any-return]
 
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        """CUDA tensors share their memory with CuPy, Numba, PyTorch... without a copy."""
+        if self._device.type != "cuda":
+            raise AttributeError(
+                f"Can't get __cuda_array_interface__ on a {self._device.type} tensor; "
+                f"move it to a CUDA device first (tensor.cuda())"
+            )
+        return self._array.__cuda_array_interface__  # type: ignore[no-any-return]
+
     def __array_namespace__(self, *, api_version: str | None = None) -> Any:
         """The ``tensor`` module: ``tt.add``, ``tt.sin``, ... follow the Array API names."""
         return sys.modules["tensor"]
@@ -628,11 +638,8 @@ def _rebuild(cls: type, data: np.ndarray, dtype_name: str, dev: str, requires_gr
     return t  # type: ignore[no-any-return]
 
 
-def _canonical_device(d: device) -> device:
-    # Tensors live on an indexed CUDA device ("cuda" means the current one, 0 for now).
-    if d.type == "cuda" and d.index is None:
-        return device("cuda", 0)
-    return d
+# Tensors live on an indexed CUDA device ("cuda" means the current one).
+_canonical_device = canonical
 
 
 def _wrap_dim(dim: int, ndim: int, op: str) -> int:

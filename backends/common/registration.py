@@ -10,7 +10,7 @@ from the functional kernels, into one IMPL library of ``core`` at the backend's 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
 
@@ -22,9 +22,18 @@ __all__ = ["register_backend"]
 
 
 def register_backend(
-    key: str, modules: Iterable[ModuleType], creation: ModuleType, package: str
+    key: str,
+    modules: Iterable[ModuleType],
+    creation: ModuleType,
+    package: str,
+    *,
+    wrap: Callable[[str, Any], Any] | None = None,
 ) -> Library:
-    """Register a backend's kernels at ``key``; returns the library (keep it alive)."""
+    """Register a backend's kernels at ``key``; returns the library (keep it alive).
+
+    ``wrap(qualname, kernel)``, when given, wraps each kernel before it is registered
+    (the CUDA backend's device guard).
+    """
     lib = Library("core", "IMPL")
     found: dict[str, Any] = {}
     for module in modules:
@@ -32,6 +41,6 @@ def register_backend(
     # add_, add.out, ...: made from the functional kernels
     found.update(variants.kernels(found, f"{package}.variants"))
     for qualname, kernel in found.items():
-        lib.impl(qualname, kernel, key)
+        lib.impl(qualname, kernel if wrap is None else wrap(qualname, kernel), key)
     creation.register(lib)
     return lib

@@ -22,7 +22,7 @@ from tensor.layout import infer_size
 
 from . import shapes
 
-__all__ = ["kernels"]
+__all__ = ["kernels", "strided_diagonal"]
 
 _make = Tensor._make
 _ALL = slice(None)
@@ -245,3 +245,25 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
 def _strides(x: Any) -> tuple[int, ...]:
     item = x.dtype.itemsize
     return tuple(s // item for s in x.strides)
+
+
+def strided_diagonal(as_strided: Callable[..., Any]) -> Callable[..., Any]:
+    """``diagonal(x, offset, axis1, axis2)`` as a writeable view, made with ``as_strided``.
+
+    NumPy's and CuPy's ``diagonal`` give read-only views or copies; PyTorch's diagonal
+    can be written through, so the view is built from the strides directly.
+    """
+
+    def diagonal(x: Any, offset: int, a: int, b: int) -> Any:
+        n1, n2 = x.shape[a], x.shape[b]
+        r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
+        n = max(0, min(n1 - r0, n2 - c0))
+        key = [slice(None)] * x.ndim
+        key[a], key[b] = slice(min(r0, n1), None), slice(min(c0, n2), None)
+        start = x[tuple(key)]
+        keep = [d for d in range(x.ndim) if d not in (a, b)]
+        shape = (*(x.shape[d] for d in keep), n)
+        strides = (*(x.strides[d] for d in keep), x.strides[a] + x.strides[b])
+        return as_strided(start, shape, strides)
+
+    return diagonal

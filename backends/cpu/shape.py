@@ -44,7 +44,7 @@ def _diagonal(x: np.ndarray, offset: int, a: int, b: int) -> np.ndarray:
 VIEW_FNS: dict[str, Any] = {
     "reshape": _reshape,
     "broadcast_to": np.broadcast_to,  # read-only, as PyTorch refuses writes to expanded data
-    "diagonal": _diagonal,
+    "diagonal": views.strided_diagonal(_as_strided),
 }
 
 

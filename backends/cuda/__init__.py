@@ -3,8 +3,17 @@
 Imports: the standard library; CuPy only when ``is_available()`` is first asked,
 through ``importlib``, so machines without CuPy or a GPU import this package fine.
 
-Kernels arrive with the CUDA issue; until then ``is_available()`` reports whether
-a GPU could be used, and ``register()`` registers nothing.
+CUDA initialises lazily, as in PyTorch: the first CUDA device a user asks for
+(``tt.zeros(2, device="cuda")``, ``t.cuda()``, ``tt.cuda.current_device()``) calls
+``init()``, which loads CuPy, teaches ``tensor`` to move arrays to and from the
+GPU (``_runtime``) and registers every CUDA kernel at the ``CUDA`` key.  Without
+CuPy or a GPU, ``init()`` raises an error saying so and how to install the
+``cuda`` extra; nothing else changes.
+
+Kernels: ``elementwise`` and ``reduction`` launch our own CUDA C kernels
+(``*.cu``, compiled lazily by ``_compile``); ``linalg`` calls cuBLAS through CuPy;
+``shape``, ``nn`` and ``creation`` use the shared kernels of ``backends.common``
+with CuPy's library functions (each module says which and why).
 """
 
 from __future__ import annotations
@@ -14,11 +23,30 @@ import importlib.util
 import threading
 from typing import Any
 
-__all__ = ["device_count", "is_available", "register", "synchronize"]
+__all__ = [
+    "INSTALL_HINT",
+    "current_device",
+    "current_device_if_initialized",
+    "cupy_module",
+    "device_count",
+    "init",
+    "is_available",
+    "register",
+    "synchronize",
+    "unavailable_reason",
+]
+
+INSTALL_HINT = (
+    "install the GPU extra on a machine with an NVIDIA GPU and driver: "
+    "pip install 'arraydispatch[cuda]' (CuPy for CUDA 13)"
+)
 
 
 class _State:
     lock = threading.Lock()
+    init_lock = threading.RLock()
+    initialized = False
+    lib: Any = None  # the CUDA kernels' IMPL library, once registered
     probed = False
     cupy: Any = None  # the module, once probed and usable
     count = 0
@@ -77,5 +105,68 @@ def synchronize(device: int | None = None) -> None:
             cupy.cuda.runtime.deviceSynchronize()
 
 
+def init() -> None:
+    """Initialise CUDA (once): CuPy, transfers, and every CUDA kernel; raises without a GPU."""
+    if _State.initialized:
+        return
+    _probe()
+    if _State.count <= 0:
+        raise RuntimeError(
+            f"CUDA is not available: {_State.reason}. To use device='cuda', {INSTALL_HINT}; "
+            f"otherwise use device='cpu' (tt.cuda.is_available() says which you have)."
+        )
+    with _State.init_lock:
+        if _State.initialized:
+            return
+        from tensor import _convert
+
+        from . import _runtime
+
+        _convert.set_cuda_hooks(
+            _runtime.to_device, _runtime.to_numpy, _State.cupy.ndarray, _runtime.from_dlpack
+        )
+        register()
+        _State.initialized = True
+
+
+def current_device() -> int:
+    """The current CUDA device index (initialises CUDA)."""
+    init()
+    return int(_State.cupy.cuda.runtime.getDevice())
+
+
+def current_device_if_initialized() -> int:
+    """The current CUDA device index, or 0 before CUDA is initialised (never initialises)."""
+    if not _State.initialized:
+        return 0
+    return int(_State.cupy.cuda.runtime.getDevice())
+
+
+def cupy_module() -> Any:
+    """The CuPy module (after ``init()``)."""
+    init()
+    return _State.cupy
+
+
 def register() -> None:
-    """Register the CUDA kernels (none yet: they come with the CUDA issue)."""
+    """Register every CUDA kernel at the CUDA key (once); a no-op without CUDA.
+
+    Called by ``init()``; each kernel is wrapped in a device guard (Note [Device guards]
+    in ``_runtime``).
+    """
+    if not is_available() or _State.lib is not None:
+        return
+    with _State.init_lock:
+        if _State.lib is not None:
+            return
+        from ..common.registration import register_backend
+        from . import _runtime, creation, elementwise, linalg, nn, reduction, shape
+
+        multi = _State.count > 1
+
+        def wrap(qualname: str, kernel: Any) -> Any:
+            return _runtime.guard(kernel, qualname, multi)
+
+        _State.lib = register_backend(
+            "CUDA", (elementwise, reduction, linalg, shape, nn), creation, __name__, wrap=wrap
+        )

@@ -105,6 +105,9 @@ def check_consistent(t: Any, device: str) -> None:
     assert t.device.type == device, f"result on {t.device}, expected {device}"
     if device == "cpu":
         assert type(t.array) is np.ndarray, f"CPU result wraps {type(t.array).__name__}"
+    elif device == "cuda":
+        kind = type(t.array).__module__.partition(".")[0]
+        assert kind == "cupy", f"CUDA result wraps {type(t.array).__name__}"
     else:
         assert isinstance(t.array, tt.MetaArray), f"meta result wraps {type(t.array).__name__}"
     assert t.array.dtype == t.dtype.numpy_dtype, (
@@ -115,7 +118,7 @@ def check_consistent(t: Any, device: str) -> None:
 def numpy_of(value: Any) -> np.ndarray:
     """Our tensor, a torch tensor, or a reference value as a float64/complex128/bool/int array."""
     if isinstance(value, tt.Tensor):
-        arr = value.numpy()
+        arr = value.cpu().numpy()
     elif type(value).__module__.startswith("torch"):
         import torch
 

@@ -1,0 +1,236 @@
+"""CUDA runtime glue: moving arrays between host and devices, DLPack, device guards.
+
+Imports: CuPy, NumPy, ``tensor`` and ``backends.common``.  Loaded only by
+``backends.cuda.init()`` after CuPy found a GPU, so it may import CuPy at the top.
+
+Note [Transfers]
+Host→device copies are synchronous unless ``non_blocking=True``: then the host data
+is first copied into pinned (page-locked) memory and the device copy is queued on
+the current stream.  The pinned buffer must outlive the copy, so it is kept, with
+an event recorded after the copy, in ``_IN_FLIGHT`` until the event has passed (the
+job PyTorch's caching host allocator does).  Device→host copies with
+``non_blocking=True`` land in a pinned NumPy array that is valid once the current
+stream is synchronised, as in PyTorch.  Copies between two devices are always
+finished before returning (both devices' memory pools are stream-ordered on their
+own streams; waiting is the simple safe rule).
+
+Note [Device guards]
+A CUDA kernel runs on the device of its first CUDA tensor (PyTorch's DeviceGuard):
+``guard`` wraps every CUDA kernel so that
+- tensors of two devices raise an error naming both (0-d CPU tensors are allowed,
+  as in PyTorch, and are copied to the device: a scalar-sized transfer);
+- on a machine with several GPUs, the kernel runs with the current CuPy device set
+  to the tensors' one.  With one GPU there is nothing to switch and the wrapper
+  only scans the arguments.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import cupy
+import cupyx
+import numpy as np
+from cupy.cuda import runtime
+
+import dispatch
+import tensor
+
+from ..common import errors
+
+__all__ = [
+    "current_device",
+    "device_count",
+    "from_dlpack",
+    "guard",
+    "guard_device_kwarg",
+    "to_device",
+    "to_numpy",
+]
+
+_Device = cupy.cuda.Device
+_ndarray = cupy.ndarray
+_Tensor = tensor.Tensor
+_make = tensor.Tensor._make
+
+
+def current_device() -> int:
+    """The current CUDA device index (CuPy's, which is the CUDA runtime's, per thread)."""
+    return int(runtime.getDevice())
+
+
+def device_count() -> int:
+    return int(runtime.getDeviceCount())
+
+
+# -- transfers (Note [Transfers]) -------------------------------------------------------------
+_IN_FLIGHT: collections.deque[tuple[Any, Any]] = collections.deque()
+_IN_FLIGHT_LOCK = threading.Lock()
+
+
+def _retire() -> None:
+    # Drop pinned staging buffers whose copies have finished (oldest first).
+    with _IN_FLIGHT_LOCK:
+        while _IN_FLIGHT and _IN_FLIGHT[0][0].done:
+            _IN_FLIGHT.popleft()
+
+
+def _keep_until_done(buffer: Any) -> None:
+    event = cupy.cuda.Event(disable_timing=True)
+    event.record()
+    with _IN_FLIGHT_LOCK:
+        _IN_FLIGHT.append((event, buffer))
+
+
+def _pinned_copy(host: np.ndarray) -> np.ndarray:
+    pinned = cupyx.empty_pinned(host.shape, host.dtype)
+    np.copyto(pinned, host)
+    return pinned
+
+
+def to_device(
+    array: Any, index: int, np_dtype: Any = None, copy: bool = False, non_blocking: bool = False
+) -> Any:
+    """``array`` (NumPy or CuPy) as a CuPy array on device ``index``, cast to ``np_dtype``."""
+    if isinstance(array, _ndarray):
+        source = array.device.id
+        with _Device(source):
+            out = array if np_dtype is None or array.dtype == np_dtype else array.astype(np_dtype)
+            if source == index:
+                return out.copy() if copy and out is array else out
+            out = cupy.ascontiguousarray(out)
+        with _Device(index):
+            moved = cupy.empty(out.shape, out.dtype)
+            moved.data.copy_from_device(out.data, out.nbytes)  # peer copy through UVA
+            cupy.cuda.get_current_stream().synchronize()
+        return moved
+    host = np.asarray(array)
+    if np_dtype is not None and host.dtype != np_dtype:
+        with np.errstate(over="ignore", invalid="ignore"):
+            host = host.astype(np_dtype)
+    with _Device(index):
+        if not non_blocking:
+            return cupy.asarray(host)
+        _retire()
+        pinned = _pinned_copy(host)
+        out = cupy.empty(host.shape, host.dtype)
+        out.set(pinned)  # queued on the current stream: pinned memory makes it asynchronous
+        _keep_until_done(pinned)
+        return out
+
+
+def to_numpy(array: Any, non_blocking: bool = False) -> np.ndarray:
+    """A host copy of a CuPy array (a pinned one, valid after synchronising, if non_blocking)."""
+    with _Device(array.device.id):
+        if not non_blocking:
+            return array.get()  # type: ignore[no-any-return]
+        out = cupyx.empty_pinned(array.shape, array.dtype)
+        array.get(out=out, blocking=False)
+        return out  # type: ignore[no-any-return]
+
+
+def from_dlpack(obj: Any) -> Any:
+    """A CuPy array sharing memory with a CUDA DLPack producer (no copy)."""
+    return cupy.from_dlpack(obj)
+
+
+# -- device guards (Note [Device guards]) -----------------------------------------------------
+def _argument_names(qualname: str) -> list[str]:
+    name, _, overload = qualname.partition(".")
+    packet = getattr(dispatch.ops.core, name)
+    op = getattr(packet, overload or "default")
+    return [a.name for a in op._schema.arguments]
+
+
+def _mismatch(qualname: str, first: tuple[int, Any], second: tuple[int, Any]) -> RuntimeError:
+    try:
+        names = _argument_names(qualname)
+    except (AttributeError, IndexError):
+        names = []
+
+    def label(i: int) -> str:
+        return names[i] if i < len(names) else f"#{i}"
+
+    op = qualname.partition(".")[0]
+    return errors.device_mismatch(op, (label(first[0]), first[1]), (label(second[0]), second[1]))
+
+
+def _scan(qualname: str, args: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...] | None]:
+    """The CUDA device of the tensor arguments, and the arguments with 0-d CPU tensors moved
+    there (None when nothing moved); raises when two devices meet."""
+    dev = None
+    first = 0
+    cpu_scalars = None
+    for i, a in enumerate(args):
+        d = getattr(a, "_device", None)
+        if d is None:
+            continue
+        if d.type == "cuda":
+            if dev is None:
+                dev, first = d, i
+            elif d is not dev:
+                raise _mismatch(qualname, (first, dev), (i, d))
+        elif d.type == "cpu" and a._array.ndim == 0:
+            cpu_scalars = [*(cpu_scalars or ()), i]
+        else:
+            raise _mismatch(qualname, (first, dev or "cuda"), (i, d))
+    if cpu_scalars is None or dev is None:
+        return dev, None
+    moved = list(args)
+    with _Device(dev.index):
+        for i in cpu_scalars:
+            a = args[i]
+            moved[i] = _make(cupy.asarray(a._array), a._dtype, dev)
+    return dev, tuple(moved)
+
+
+def guard(kernel: Callable[..., Any], qualname: str, multi_device: bool) -> Callable[..., Any]:
+    """``kernel`` checking its tensors' devices and (with several GPUs) running on theirs."""
+
+    if multi_device:
+
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            dev, moved = _scan(qualname, args)
+            if moved is not None:
+                args = moved
+            if dev is not None and dev.index != runtime.getDevice():
+                with _Device(dev.index):
+                    return kernel(*args, **kwargs)
+            return kernel(*args, **kwargs)
+
+    else:
+
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            _, moved = _scan(qualname, args)
+            if moved is not None:
+                args = moved
+            return kernel(*args, **kwargs)
+
+    guarded.__name__ = getattr(kernel, "__name__", qualname)
+    guarded.__qualname__ = getattr(kernel, "__qualname__", qualname)
+    guarded.__module__ = getattr(kernel, "__module__", __name__)
+    guarded.__wrapped__ = kernel  # type: ignore[attr-defined]
+    return guarded
+
+
+def guard_device_kwarg(kernel: Callable[..., Any], multi_device: bool) -> Callable[..., Any]:
+    """A factory kernel run with the current device set to its ``device=`` argument."""
+    if not multi_device:
+        return kernel
+
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        dev = kwargs.get("device")
+        index = getattr(dev, "index", None)
+        if index is None or index == runtime.getDevice():
+            return kernel(*args, **kwargs)
+        with _Device(index):
+            return kernel(*args, **kwargs)
+
+    guarded.__name__ = kernel.__name__
+    guarded.__qualname__ = kernel.__qualname__
+    guarded.__module__ = kernel.__module__
+    guarded.__wrapped__ = kernel  # type: ignore[attr-defined]
+    return guarded

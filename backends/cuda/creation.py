@@ -1,0 +1,58 @@
+"""CUDA kernels of the factories and random numbers (CuPy arrays, CuPy's XORWOW engine).
+
+Imports: CuPy, ``dispatch``, ``tensor`` and ``backends.common``.
+
+The factories are the shared ones (``backends.common.creation``) given CuPy's
+namespace: ``zeros``/``ones``/``full``/``arange``/``eye`` are CuPy's fill kernels,
+random numbers come from a ``cupy.random.Generator`` per device (cuRAND's XORWOW
+bit generator, seeded from the device's ``tt.Generator``; ``tt.manual_seed`` reseeds
+every device).  Each kernel runs with the current device set to its ``device=``
+argument when the machine has several GPUs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cupy
+
+import tensor
+from dispatch import Library
+
+from ..common import creation
+from ..common.elementwise import Namespace
+from . import _runtime
+
+__all__ = ["cupy_engine", "engine", "register"]
+
+NS = Namespace(cupy.ndarray, __name__, asarray=cupy.asarray)
+
+
+def cupy_engine(seed: int) -> Any:
+    """The CUDA random engine of a seed, on the current device (same seed, same numbers)."""
+    return cupy.random.Generator(cupy.random.XORWOW(seed))
+
+
+def engine(generator: Any, device: Any) -> Any:
+    """The CuPy engine of ``generator`` (the device's default one when None)."""
+    gen = generator if generator is not None else tensor.default_generator(device)
+    if not isinstance(gen, tensor.Generator):
+        raise TypeError(f"argument 'generator' must be a tt.Generator, got {type(gen).__name__}")
+    if gen.device.type != "cuda":
+        raise RuntimeError(
+            f"Expected a 'cuda' device type for generator but found '{gen.device.type}' "
+            f"(argument 'generator'); use a generator of the tensor's device"
+        )
+    index = gen.device.index or 0
+
+    def make(seed: int) -> Any:
+        with cupy.cuda.Device(index):  # the engine's state lives on the generator's device
+            return cupy_engine(seed)
+
+    return gen.engine(make)
+
+
+def register(lib: Library) -> None:
+    multi = _runtime.device_count() > 1
+    for qualname, kernel in creation.kernels(NS, engine).items():
+        lib.impl(qualname, _runtime.guard_device_kwarg(kernel, multi), "CUDA")

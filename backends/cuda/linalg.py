@@ -1,0 +1,35 @@
+"""CUDA kernels of the matrix products: cuBLAS through CuPy.
+
+Imports: CuPy and ``backends.common``.
+
+``cupy.matmul``/``dot``/``tensordot`` call cuBLAS GEMM (tensor cores for float16 and
+bfloat16; float32 follows CuPy's default math mode); ``einsum`` is CuPy's, which
+also reduces to GEMMs.  Writing our own GEMM would only lose to cuBLAS, so these
+are library calls by choice.  The argument checks and dtype rules are shared
+(``backends.common.linalg``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cupy
+
+from ..common import linalg
+from ..common.elementwise import Namespace
+
+__all__ = ["PRODUCTS", "kernels"]
+
+NS = Namespace(cupy.ndarray, __name__, asarray=cupy.asarray)
+
+PRODUCTS: dict[str, Any] = {
+    "matmul": cupy.matmul,
+    "dot": cupy.dot,
+    "vdot": cupy.vdot,
+    "einsum": cupy.einsum,
+    "tensordot": cupy.tensordot,
+}
+
+
+def kernels() -> dict[str, Any]:
+    return linalg.kernels(NS, PRODUCTS)

@@ -1,0 +1,43 @@
+"""CUDA kernels of the neural-network functions (CuPy arrays).
+
+Imports: CuPy and ``backends.common``.
+
+The kernels are the shared ones (``backends.common.nn``, ``backends.common.conv``):
+softmax, log_softmax and cross_entropy are written with row reductions and
+elementwise steps, which here are CuPy's reduction and elementwise kernels; conv2d
+is im2col (CuPy's strided ``sliding_window_view``, a view) and one cuBLAS GEMM,
+the same plan as PyTorch's fallback convolution without cuDNN.  Dropout draws from
+the device's CuPy generator.  Fused softmax/cross-entropy kernels would save the
+intermediate arrays' memory traffic; they are the first thing to write when the
+GPU benchmark shows these rows dominating.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cupy
+from cupy.lib.stride_tricks import sliding_window_view
+
+from ..common import conv, nn
+from ..common.elementwise import Namespace, rename_all
+from .creation import engine
+
+__all__ = ["NN_FNS", "NS", "kernels"]
+
+NS = Namespace(cupy.ndarray, __name__, asarray=cupy.asarray)
+
+NN_FNS: dict[str, Any] = {
+    "engine": engine,
+    "row_max": lambda a: cupy.max(a, axis=1, keepdims=True),
+    "row_sum": lambda a: cupy.sum(a, axis=1),
+    "total": cupy.sum,
+}
+
+
+def kernels() -> dict[str, Any]:
+    """Every nn CUDA kernel, by qualified overload name."""
+    out: dict[str, Any] = {}
+    out.update(nn.kernels(NS, NN_FNS))
+    out.update(conv.kernels(NS, {"sliding_window_view": sliding_window_view}))
+    return rename_all(out, __name__)

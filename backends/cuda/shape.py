@@ -1,0 +1,117 @@
+"""CUDA kernels of the shape, view, indexing, joining and sorting operators (CuPy arrays).
+
+Imports: CuPy, ``backends.common`` and ``backends.cuda._compile``.
+
+The kernels are the shared ones (``backends.common.views``/``indexing``/``joining``/
+``sorting``) given CuPy's namespace.  Which CuPy calls do the work, and why:
+- views (``reshape`` without a copy, ``broadcast_to``, strided ``diagonal``): CuPy
+  arrays carry strides as NumPy's do, so a view is metadata only, no kernel;
+- gather/``index``/``take_along_axis``/masks/``nonzero``: CuPy's fancy indexing
+  kernels (one generated elementwise kernel each; ``nonzero`` needs a scan and a
+  device-to-host size read, as PyTorch's does);
+- ``scatter_add``/``index_put_(accumulate=True)``: ``cupyx.scatter_add`` (atomicAdd);
+- ``scatter_(reduce="multiply")``: our ``scatter.cu`` kernel (compare-and-swap loops:
+  CUDA has no atomic multiply and CuPy no scatter-multiply);
+- ``sort``/``argsort``/``topk``: CuPy's sorts (CUB radix sort: better than anything
+  we would write here);
+- ``cat``/``stack``: ``cupy.concatenate`` (one copy kernel per input).
+
+Note [Writes to expanded views on CUDA]
+NumPy marks broadcast views read-only, so on the CPU an in-place write into an
+expanded tensor raises as in PyTorch.  CuPy arrays have no read-only flag: the
+CUDA backend cannot refuse such a write yet, and the elements sharing memory get
+one of the written values.  PyTorch raises; this difference is known and listed
+in the README.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cupy
+import cupyx
+import numpy as np
+from cupy.lib.stride_tricks import as_strided
+
+from ..common import indexing, joining, sorting, variants, views
+from ..common.elementwise import Namespace, rename_all
+from . import _compile
+
+__all__ = ["INDEX_FNS", "NS", "VIEW_FNS", "kernels"]
+
+NS = Namespace(cupy.ndarray, __name__, asarray=cupy.asarray)
+
+
+def _reshape(x: Any, shape: tuple[int, ...], copy: bool | None) -> Any:
+    if copy is None:
+        return cupy.reshape(x, shape)
+    if copy:
+        return cupy.reshape(x, shape).copy()
+    out = x.view()
+    out.shape = shape  # AttributeError when no view has this shape (views.view reports it)
+    return out
+
+
+VIEW_FNS: dict[str, Any] = {
+    "reshape": _reshape,
+    "broadcast_to": cupy.broadcast_to,  # Note [Writes to expanded views on CUDA]
+    "diagonal": views.strided_diagonal(as_strided),
+}
+
+# CUDA C type names of the dtypes scatter.cu is instantiated for.
+SCATTER_TYPES = {
+    "bool": "bool",
+    "uint8": "unsigned char",
+    "int8": "signed char",
+    "int16": "short",
+    "int32": "int",
+    "int64": "long long",
+    "float16": "__half",
+    "bfloat16": "__nv_bfloat16",
+    "float32": "float",
+    "float64": "double",
+}
+
+
+def _offsets(x: Any, key: tuple[Any, ...], shape: tuple[int, ...]) -> Any:
+    # Element offsets of x[key] from x's first element, through x's strides (x may be a view).
+    item = x.dtype.itemsize
+    out = cupy.zeros(shape, dtype=np.int64)
+    for d, k in enumerate(key):
+        out += cupy.broadcast_to(cupy.asarray(k, dtype=np.int64), shape) * (x.strides[d] // item)
+    return out
+
+
+def _multiply_at(x: Any, key: tuple[Any, ...], values: Any) -> None:
+    """``x[key] *= values`` with repeated indices all applied (NumPy's ``np.multiply.at``)."""
+    shape = np.broadcast_shapes(*(cupy.asarray(k).shape for k in key), values.shape)
+    offsets = cupy.ascontiguousarray(_offsets(x, key, shape)).ravel()
+    vals = cupy.ascontiguousarray(cupy.broadcast_to(values.astype(x.dtype), shape)).ravel()
+    n = offsets.size
+    if n == 0:
+        return
+    name = SCATTER_TYPES.get(str(x.dtype))
+    if name is None:
+        raise NotImplementedError(
+            f"scatter_(): reduce='multiply' is not implemented on CUDA for {x.dtype} tensors "
+            f"(supported: {', '.join(SCATTER_TYPES)})"
+        )
+    fn = _compile.function("scatter.cu", f"scatter_mul<{name}>")
+    threads = 256
+    blocks = min((n + threads - 1) // threads, 65535)
+    fn((blocks,), (threads,), (x, offsets, vals, np.int64(n)))
+
+
+# What the array API lacks: unbuffered accumulation at (repeated) indices.
+INDEX_FNS: dict[str, Any] = {"add_at": cupyx.scatter_add, "multiply_at": _multiply_at}
+
+
+def kernels() -> dict[str, Any]:
+    """Every shape-family CUDA kernel, by qualified overload name."""
+    out: dict[str, Any] = {}
+    out.update(views.kernels(VIEW_FNS))
+    out.update(variants.mutation_kernels(meta=False))
+    out.update(indexing.kernels(NS, INDEX_FNS))
+    out.update(joining.kernels(NS, {"diag": cupy.diag, "concat": cupy.concatenate}))
+    out.update(sorting.kernels(NS))
+    return rename_all(out, __name__)
