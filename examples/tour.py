@@ -96,10 +96,18 @@ def on_cuda() -> None:
         print(f"CUDA: skipped ({backends.cuda.unavailable_reason()}).")
         return
     x = tt.tensor([[1.0, 2.0], [3.0, 4.0]], device="cuda")
-    try:
-        print("x on", x.device, "->", (tt.sin(x) @ x + 1).cpu())
-    except NotImplementedError as e:  # kernels arrive with the CUDA issue
-        print("CUDA tensors work; CUDA kernels are not registered yet:", str(e).splitlines()[0])
+    print("x on", x.device, "->", (tt.sin(x) @ x + 1).cpu())
+    w = tt.randn(2, 2, device="cuda", requires_grad=True)
+    loss = (x @ w).relu().sum()
+    loss.backward()
+    print("a gradient computed on", w.grad.device, "of shape", tuple(w.grad.shape))
+    s = tt.cuda.Stream()
+    with tt.cuda.stream(s):
+        y = (x.half() @ x.half()).float()
+    s.synchronize()
+    print("float16 matmul on a side stream:", y.cpu().tolist())
+    with tt.autocast("cuda"):
+        print("under autocast('cuda') mm gives", tt.mm(x, x).dtype)
 
 
 def main() -> None:
