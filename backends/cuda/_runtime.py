@@ -158,32 +158,52 @@ def _mismatch(qualname: str, first: tuple[int, Any], second: tuple[int, Any]) ->
     return errors.device_mismatch(op, (label(first[0]), first[1]), (label(second[0]), second[1]))
 
 
+# Ops whose CPU index tensors PyTorch moves to self's device instead of refusing them.
+_CPU_INDICES_ALLOWED = frozenset({"index.Tensor", "index_put", "index_put_"})
+
+
 def _scan(qualname: str, args: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...] | None]:
-    """The CUDA device of the tensor arguments, and the arguments with 0-d CPU tensors moved
-    there (None when nothing moved); raises when two devices meet."""
+    """The CUDA device of the tensor arguments, and the arguments with CPU tensors that may
+    join a CUDA op (0-d ones; index tensors of indexing ops) moved there (None when nothing
+    moved); raises when two devices meet.  Tensors inside list arguments count too."""
     dev = None
     first = 0
-    cpu_scalars = None
+    to_move: list[tuple[int, int]] = []  # (argument position, list position or -1)
+    bad: tuple[int, Any] | None = None
+    indices_ok = qualname in _CPU_INDICES_ALLOWED
     for i, a in enumerate(args):
-        d = getattr(a, "_device", None)
-        if d is None:
-            continue
-        if d.type == "cuda":
-            if dev is None:
-                dev, first = d, i
-            elif d is not dev:
-                raise _mismatch(qualname, (first, dev), (i, d))
-        elif d.type == "cpu" and a._array.ndim == 0:
-            cpu_scalars = [*(cpu_scalars or ()), i]
+        if type(a) is list or type(a) is tuple:
+            items = enumerate(a)
         else:
-            raise _mismatch(qualname, (first, dev or "cuda"), (i, d))
-    if cpu_scalars is None or dev is None:
+            items = ((-1, a),)  # type: ignore[assignment]
+        for j, t in items:
+            d = getattr(t, "_device", None)
+            if d is None:
+                continue
+            if d.type == "cuda":
+                if dev is None:
+                    dev, first = d, i
+                elif d is not dev:
+                    raise _mismatch(qualname, (first, dev), (i, d))
+            elif d.type == "cpu" and (t._array.ndim == 0 or (indices_ok and j >= 0)):
+                to_move.append((i, j))
+            elif bad is None:
+                bad = (i, d)  # reported once the CUDA argument is known
+    if bad is not None:
+        raise _mismatch(qualname, (first, dev or "cuda"), bad)
+    if not to_move or dev is None:
         return dev, None
     moved = list(args)
     with _Device(dev.index):
-        for i in cpu_scalars:
-            a = args[i]
-            moved[i] = _make(cupy.asarray(a._array), a._dtype, dev)
+        for i, j in to_move:
+            if j < 0:
+                a = args[i]
+                moved[i] = _make(cupy.asarray(a._array), a._dtype, dev)
+            else:
+                items = list(moved[i])
+                t = items[j]
+                items[j] = _make(cupy.asarray(t._array), t._dtype, dev)
+                moved[i] = items
     return dev, tuple(moved)
 
 
