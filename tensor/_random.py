@@ -73,9 +73,12 @@ class Generator:
     def get_state(self) -> Any:
         """An opaque snapshot (seed and engine state) for ``set_state``."""
         eng = self._engine
-        state = (
-            eng.bit_generator.state if eng is not None and hasattr(eng, "bit_generator") else None
-        )
+        if eng is not None and not isinstance(eng, np.random.Generator):
+            raise NotImplementedError(
+                f"get_state(): the {self.device} generator's engine (CuPy's, on the GPU) has no "
+                f"host snapshot; reseed it with manual_seed() to repeat a sequence"
+            )
+        state = eng.bit_generator.state if eng is not None else None
         return (self._seed, state)
 
     def set_state(self, state: Any) -> Generator:
