@@ -151,7 +151,7 @@ def reduction_expressions(name: str, dtype_name: str) -> dict[str, str]:
     }
 
 
-def _reduction_dtypes(name: str) -> list[str]:
+def reduction_dtypes(name: str) -> list[str]:
     op = tensor.op_info(name)
     out = set()
     for d in op.dtypes:
@@ -181,7 +181,7 @@ def reduction_instances() -> Iterator[str]:
     """Every name expression of reduce.cu the launchers can request."""
     seen: set[str] = set()
     for name in (*REDUCTIONS, *SCANS):
-        for dt in _reduction_dtypes(name):
+        for dt in reduction_dtypes(name):
             for expr in reduction_expressions(name, dt).values():
                 if expr not in seen:
                     seen.add(expr)

@@ -1,0 +1,64 @@
+"""Compiling our CUDA sources with CuPy: lazily, once per (device, source, instance).
+
+Imports: the standard library; CuPy lazily (only ``function`` touches it, and only
+after ``backends.cuda.init()`` found a GPU).  Nothing compiles at import: the first
+call of an operator for a dtype on a device compiles that one template instance
+(NVRTC, through ``cupy.RawModule`` with ``name_expressions``; CuPy also caches the
+binary on disk, so later processes only load it).
+
+Note [Kernel cache]
+``function`` is on every raw kernel launch, so its hit path is one dict lookup with
+a tuple key.  The miss path takes a lock and looks again (two threads asking for the
+same kernel compile it once), then compiles outside nothing else: holding the lock
+while NVRTC runs is fine, compiles are rare and short.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from pathlib import Path
+from typing import Any
+
+__all__ = ["INCLUDE", "SOURCES", "function", "source_text"]
+
+SOURCES = Path(__file__).resolve().parent
+INCLUDE = SOURCES / "_include"
+OPTIONS = ("-std=c++17", f"-I{INCLUDE}")
+
+_CACHE: dict[tuple[int, str, str], Any] = {}
+_LOCK = threading.Lock()
+_TEXT: dict[str, str] = {}
+
+
+def source_text(source: str) -> str:
+    """The text of ``backends/cuda/<source>`` (read once)."""
+    text = _TEXT.get(source)
+    if text is None:
+        text = _TEXT[source] = (SOURCES / source).read_text()
+    return text
+
+
+class _Lazy:
+    get_device: Any = None  # cupy.cuda.runtime.getDevice, once CuPy is loaded
+
+
+def function(source: str, expression: str) -> Any:
+    """The compiled kernel ``expression`` (a template instance) of ``source`` on the current
+    device: a ``cupy.RawKernel``, called as ``kernel(grid, block, args)``."""
+    get_device = _Lazy.get_device
+    if get_device is None:
+        get_device = _Lazy.get_device = importlib.import_module("cupy").cuda.runtime.getDevice
+    key = (get_device(), source, expression)
+    kernel = _CACHE.get(key)
+    if kernel is not None:
+        return kernel
+    cupy = importlib.import_module("cupy")
+    with _LOCK:
+        kernel = _CACHE.get(key)
+        if kernel is None:
+            module = cupy.RawModule(
+                code=source_text(source), options=OPTIONS, name_expressions=[expression]
+            )
+            kernel = _CACHE[key] = module.get_function(expression)
+    return kernel

@@ -1,0 +1,275 @@
+"""CUDA kernels of the elementwise operators: our templated kernels (``elementwise.cu``).
+
+Imports: CuPy, NumPy, ``tensor``, ``backends.common`` and ``backends.cuda``'s
+``_compile``/``_launch``/``_tables``.
+
+The kernel factories are the CPU backend's (``backends.common.elementwise``: dtype
+rules, promotion, errors); what they call here is a *launcher* per operator, built
+from its row in ``_tables`` (functor name) by ``unary``/``binary``:
+- contiguous operands of one shape: ``*_contig`` (a flat grid-stride loop);
+- anything else (broadcasting, transposed or sliced views, a Python number as the
+  second operand): ``*_strided``/``binary_scalar`` through ``_launch.geometry``;
+- complex dtypes, and dtypes a row leaves to the shared formula: CuPy's ufuncs
+  (``FALLBACK``), which the factories would call on any backend.
+Operators with arguments that are more than a functor's parameters (``add``/``sub``
+with ``alpha``, ``div`` with ``rounding_mode``, ``isclose``) run the shared formula
+(``backends.common.formulas``) over CuPy's kernels; with their defaults, ``add``/``sub``
+are the raw kernels.  Ternary operators (``where``, ``clamp``, ``lerp``, ...) use
+CuPy's kernels through the shared ternary factory.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cupy
+import ml_dtypes
+import numpy as np
+
+import tensor
+from dispatch import parse_schema
+
+from ..common import elementwise as ew
+from ..common import ternary
+from ..common.formulas import Formulas, check_gelu, check_round
+from . import _compile, _launch, _tables
+
+__all__ = ["kernels"]
+
+NS = ew.Namespace(cupy.ndarray, __name__, asarray=cupy.asarray)
+F = Formulas(cupy)
+_ndarray = cupy.ndarray
+_function = _compile.function
+_BLOCK = (_launch.BLOCK,)
+_ZERO = np.float64(0.0)
+_NUMBERS = (bool, int, float)
+
+# What runs where a raw kernel does not (complex dtypes, integer pow): CuPy's kernels.
+FALLBACK: dict[str, Any] = {
+    "neg": cupy.negative, "abs": cupy.absolute, "sign": F.sign, "exp": cupy.exp,
+    "exp2": cupy.exp2, "expm1": cupy.expm1, "log": cupy.log, "log2": cupy.log2,
+    "log10": cupy.log10, "log1p": cupy.log1p, "sqrt": cupy.sqrt, "rsqrt": F.rsqrt,
+    "square": cupy.square, "reciprocal": cupy.reciprocal, "sin": cupy.sin, "cos": cupy.cos,
+    "tan": cupy.tan, "asin": cupy.arcsin, "acos": cupy.arccos, "atan": cupy.arctan,
+    "sinh": cupy.sinh, "cosh": cupy.cosh, "tanh": cupy.tanh, "asinh": cupy.arcsinh,
+    "acosh": cupy.arccosh, "atanh": cupy.arctanh, "sigmoid": F.sigmoid, "relu": F.relu,
+    "silu": F.silu, "erf": None, "erfc": None, "floor": F.same_if_int(cupy.floor),
+    "ceil": F.same_if_int(cupy.ceil), "trunc": F.same_if_int(cupy.trunc), "frac": F.frac,
+    "logical_not": cupy.logical_not, "bitwise_not": cupy.invert, "isnan": cupy.isnan,
+    "isinf": cupy.isinf, "isfinite": cupy.isfinite,
+    "add": cupy.add, "sub": cupy.subtract, "mul": cupy.multiply, "div": cupy.true_divide,
+    "floor_divide": F.floor_divide, "remainder": F.remainder, "fmod": F.fmod, "pow": F.pow,
+    "maximum": cupy.maximum, "minimum": cupy.minimum, "atan2": cupy.arctan2,
+    "hypot": cupy.hypot, "eq": cupy.equal, "ne": cupy.not_equal, "lt": cupy.less,
+    "le": cupy.less_equal, "gt": cupy.greater, "ge": cupy.greater_equal,
+    "logical_and": cupy.logical_and, "logical_or": cupy.logical_or,
+    "logical_xor": cupy.logical_xor, "bitwise_and": cupy.bitwise_and,
+    "bitwise_or": cupy.bitwise_or, "bitwise_xor": cupy.bitwise_xor,
+    "bitwise_left_shift": cupy.left_shift, "bitwise_right_shift": cupy.right_shift,
+}  # fmt: skip
+# Operators with extra arguments (fn(x, y, compute_dtype, *args)): the shared formulas.
+EXTRA: dict[str, Any] = {
+    "add": F.add, "sub": F.sub, "rsub": F.rsub, "div": F.div, "isclose": F.isclose,
+}  # fmt: skip
+
+
+def _np_dtype(name: str) -> Any:
+    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
+
+
+def _no_fallback(name: str) -> Any:
+    def fail(*args: Any) -> Any:
+        raise RuntimeError(f"{name}(): not implemented on CUDA for these dtypes")
+
+    return fail
+
+
+# -- launchers --------------------------------------------------------------------------------
+def unary(name: str, functor: str, fallback: Any) -> Any:
+    """``fn(x, p0=0, p1=0, p2=0)``: the raw kernel of a one-tensor operator on a CuPy array."""
+    table = {}
+    for cdt, odt in _tables.raw_dtypes(name):
+        exprs = _tables.unary_expressions(functor, cdt, odt)
+        table[_np_dtype(cdt)] = (exprs["contig"], exprs["strided"], _np_dtype(odt))
+    fallback = fallback or _no_fallback(name)
+
+    def launch(x: Any, p0: Any = _ZERO, p1: Any = _ZERO, p2: Any = _ZERO) -> Any:
+        entry = table.get(x.dtype)
+        if entry is None:
+            return fallback(x)
+        contig, strided, odt = entry
+        out = cupy.empty(x.shape, odt)
+        n = out.size
+        if n == 0:
+            return out
+        if x.flags.c_contiguous:
+            _function("elementwise.cu", contig)(
+                _launch.grid(n), _BLOCK, (x, out, np.int64(n), p0, p1, p2)
+            )
+            return out
+        g = _launch.geometry(x.shape, [x])
+        if g is None:  # more dimensions than the struct holds even after collapsing
+            return launch(cupy.ascontiguousarray(x), p0, p1, p2)
+        _function("elementwise.cu", strided)(_launch.grid(n), _BLOCK, (x, out, g, p0, p1, p2))
+        return out
+
+    return launch
+
+
+def binary(name: str, functor: str, fallback: Any) -> Any:
+    """``fn(x, y)``: the raw kernel of a two-operand operator; ``y`` may be a Python number."""
+    table = {}
+    for cdt, odt in _tables.raw_dtypes(name):
+        exprs = _tables.binary_expressions(functor, cdt, odt)
+        compute = _np_dtype(_tables.OPMATH.get(cdt, cdt)).type
+        table[_np_dtype(cdt)] = (exprs, _np_dtype(odt), compute)
+
+    def launch(x: Any, y: Any) -> Any:
+        if type(x) is not _ndarray:  # a number first (pow.Scalar): CuPy's kernels
+            return fallback(x, y)
+        entry = table.get(x.dtype)
+        if entry is None:
+            return fallback(x, y)
+        exprs, odt, compute = entry
+        if type(y) is _ndarray:
+            if y.dtype != x.dtype:
+                return fallback(x, y)
+            if x.shape == y.shape and x.flags.c_contiguous and y.flags.c_contiguous:
+                out = cupy.empty(x.shape, odt)
+                n = out.size
+                if n:
+                    _function("elementwise.cu", exprs["contig"])(
+                        _launch.grid(n), _BLOCK, (x, y, out, np.int64(n), _ZERO, _ZERO, _ZERO)
+                    )
+                return out
+            shape = np.broadcast_shapes(x.shape, y.shape)  # ValueError: the factory reports it
+            out = cupy.empty(shape, odt)
+            n = out.size
+            if n == 0:
+                return out
+            g = _launch.geometry(shape, [x, y])
+            if g is None:
+                xs = cupy.ascontiguousarray(cupy.broadcast_to(x, shape))
+                ys = cupy.ascontiguousarray(cupy.broadcast_to(y, shape))
+                return launch(xs, ys)
+            _function("elementwise.cu", exprs["strided"])(
+                _launch.grid(n), _BLOCK, (x, y, out, g, _ZERO, _ZERO, _ZERO)
+            )
+            return out
+        if type(y) not in _NUMBERS:
+            return fallback(x, y)
+        s = compute(y)  # OverflowError for int8 + 1000: the factory retries with an array
+        out = cupy.empty(x.shape, odt)
+        n = out.size
+        if n == 0:
+            return out
+        if x.flags.c_contiguous:
+            _function("elementwise.cu", exprs["scalar_contig"])(
+                _launch.grid(n), _BLOCK, (x, s, out, np.int64(n), _ZERO, _ZERO, _ZERO)
+            )
+            return out
+        g = _launch.geometry(x.shape, [x])
+        if g is None:
+            return launch(cupy.ascontiguousarray(x), y)
+        _function("elementwise.cu", exprs["scalar"])(
+            _launch.grid(n), _BLOCK, (x, s, out, g, _ZERO, _ZERO, _ZERO)
+        )
+        return out
+
+    return launch
+
+
+# -- operators with parameters ----------------------------------------------------------------
+def _params(name: str) -> Any:
+    launch = unary(name, _tables.UNARY_PARAMS[name], None)
+    f64 = np.float64
+
+    if name == "round":
+
+        def round_(x: Any, cdt: Any, *, decimals: int = 0) -> Any:
+            check_round(cdt, decimals)
+            return launch(x, f64(decimals))
+
+        return round_
+    if name == "gelu":
+
+        def gelu(x: Any, cdt: Any, *, approximate: str = "none") -> Any:
+            check_gelu(cdt, approximate=approximate)
+            return launch(x, f64(0.0 if approximate == "none" else 1.0))
+
+        return gelu
+    if name == "softplus":
+
+        def softplus(x: Any, cdt: Any, beta: Any = 1, threshold: Any = 20) -> Any:
+            return launch(x, f64(beta), f64(threshold))
+
+        return softplus
+
+    def nan_to_num(
+        x: Any, cdt: Any, nan: Any = None, posinf: Any = None, neginf: Any = None
+    ) -> Any:
+        if x.dtype.kind == "c":
+            return F.nan_to_num(x, cdt, nan, posinf, neginf)
+        if x.dtype.kind in "iub":
+            return x.copy()
+        info = ml_dtypes.finfo(x.dtype)
+        top = float(info.max) if posinf is None else posinf
+        bottom = float(info.min) if neginf is None else neginf
+        return launch(x, f64(0.0 if nan is None else nan), f64(top), f64(bottom))
+
+    return nan_to_num
+
+
+def kernels() -> dict[str, Any]:
+    """Every elementwise CUDA kernel, by qualified overload name (``"add.Tensor"``)."""
+    out: dict[str, Any] = {}
+    raw_binary = {
+        name: binary(name, functor, FALLBACK[name]) for name, functor in _tables.BINARY.items()
+    }
+    for op in tensor.OP_TABLE:
+        if op.family == "unary":
+            if op.name in _tables.UNARY:
+                fn = unary(op.name, _tables.UNARY[op.name], FALLBACK[op.name])
+                out[op.name] = ew.unary(op, fn, NS)
+            elif op.name in _tables.UNARY_PARAMS:
+                out[op.name] = ew.unary_args(op, _params(op.name), NS)
+            continue
+        if op.family == "ternary":
+            out.update(ternary.kernels(op, NS))
+            continue
+        if op.family != "binary" or (op.name not in raw_binary and op.name not in EXTRA):
+            continue
+        for text in op.schemas:
+            schema = parse_schema(text)
+            overload = schema.overload_name or "default"
+            qualname = op.name if overload == "default" else f"{op.name}.{overload}"
+            first, second = schema.arguments[0], schema.arguments[1]
+            raw = raw_binary.get(op.name)
+            if first.type.tensor_kind is None:  # pow.Scalar, remainder.Scalar_Tensor
+                out[qualname] = ew.binary_reversed(op, raw or EXTRA[op.name], NS, overload)
+                continue
+            names = (first.name, second.name)
+            scalar = second.type.tensor_kind is None
+            if op.name == "div":
+                floor = tensor.op_info("floor_divide")
+                out[qualname] = ew.div(
+                    op, floor, raw_binary["div"], F.div, NS, overload, scalar=scalar
+                )
+                continue
+            if op.name in EXTRA and op.name not in ("add", "sub"):  # rsub, isclose
+                out[qualname] = ew.binary(
+                    op, EXTRA[op.name], NS, overload, scalar=scalar, names=names, extra=True
+                )
+                continue
+            if op.name in ("add", "sub"):  # raw with alpha left at 1, the formula otherwise
+                general = ew.binary(
+                    op, EXTRA[op.name], NS, overload, scalar=scalar, names=names, extra=True
+                )
+                out[qualname] = ew.binary_alpha(
+                    op, raw_binary[op.name], general, NS, overload, scalar=scalar, names=names
+                )
+                continue
+            out[qualname] = ew.binary(
+                op, raw_binary[op.name], NS, overload, scalar=scalar, names=names
+            )
+    return out

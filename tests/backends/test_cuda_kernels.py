@@ -1,0 +1,42 @@
+"""The CUDA backend registers a kernel for every operator overload the CPU backend has.
+
+Building the kernel tables needs CuPy (not a GPU): skipped, saying so, where CuPy is
+not installed; the GPU job runs it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+import pytest
+
+import tensor  # noqa: F401  (the operator table, before the backends)
+
+pytestmark = [
+    pytest.mark.cuda,
+    pytest.mark.skipif(importlib.util.find_spec("cupy") is None, reason="CuPy is not installed"),
+]
+
+FAMILIES = ["elementwise", "reduction", "shape", "nn", "linalg"]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_cuda_covers_every_cpu_kernel(family: str) -> None:
+    cpu = importlib.import_module(f"backends.cpu.{family}").kernels()
+    cuda = importlib.import_module(f"backends.cuda.{family}").kernels()
+    assert set(cuda) == set(cpu), (
+        f"missing on CUDA: {sorted(set(cpu) - set(cuda))}; only on CUDA: "
+        f"{sorted(set(cuda) - set(cpu))}"
+    )
+
+
+def test_raw_launchers_request_only_compiled_instances() -> None:
+    from backends.cuda import _tables, elementwise
+
+    compiled = set(_tables.instances()["elementwise.cu"])
+    for name, functor in _tables.UNARY.items():
+        launch = elementwise.unary(name, functor, None)
+        assert callable(launch)
+        for cdt, odt in _tables.raw_dtypes(name):
+            assert set(_tables.unary_expressions(functor, cdt, odt).values()) <= compiled
