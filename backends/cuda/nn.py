@@ -3,8 +3,8 @@
 Imports: CuPy and ``backends.common``.
 
 The kernels are the shared ones (``backends.common.nn``, ``backends.common.conv``):
-softmax, log_softmax and cross_entropy are written with row reductions and
-elementwise steps, which here are CuPy's reduction and elementwise kernels; conv2d
+softmax, log_softmax and cross_entropy are written with row reductions (our
+``reduce.cu`` row kernels) and elementwise steps (CuPy's kernels); conv2d
 is im2col (CuPy's strided ``sliding_window_view``, a view) and one cuBLAS GEMM,
 the same plan as PyTorch's fallback convolution without cuDNN.  Dropout draws from
 the device's CuPy generator.  Fused softmax/cross-entropy kernels would save the
@@ -21,6 +21,7 @@ from cupy.lib.stride_tricks import sliding_window_view
 
 from ..common import conv, nn
 from ..common.elementwise import Namespace, rename_all
+from . import reduction
 from .creation import engine
 
 __all__ = ["NN_FNS", "NS", "kernels"]
@@ -29,9 +30,9 @@ NS = Namespace(cupy.ndarray, __name__, asarray=cupy.asarray)
 
 NN_FNS: dict[str, Any] = {
     "engine": engine,
-    "row_max": lambda a: cupy.max(a, axis=1, keepdims=True),
-    "row_sum": lambda a: cupy.sum(a, axis=1),
-    "total": cupy.sum,
+    "row_max": lambda a: reduction.row_max(a, (1,), True),
+    "row_sum": lambda a: reduction.row_sum(a, (1,), False),
+    "total": lambda a: reduction.row_sum(a, None, False),
 }
 
 

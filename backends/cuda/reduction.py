@@ -76,8 +76,17 @@ def _finish_shape(out: Any, kept_shape: list[int], reduced: tuple[int, ...], nd:
     return out.reshape(shape)
 
 
+_CUPY_REDUCTIONS = {
+    "sum": cupy.sum, "mean": cupy.sum, "prod": cupy.prod, "amax": cupy.max, "amin": cupy.min,
+    "max": cupy.max, "min": cupy.min, "all": cupy.all, "any": cupy.any,
+}  # fmt: skip
+
+
 def reduce_launcher(name: str) -> Any:
-    """``fn(x, axes, keepdim)`` running reduction ``name``'s row kernels."""
+    """``fn(x, axes, keepdim)`` running reduction ``name``'s row kernels (CuPy's reduction
+    for dtypes without one: complex, and half precision where the shared code does not
+    widen it first)."""
+    fallback = _CUPY_REDUCTIONS[name]
     table: dict[Any, tuple[dict[str, str], Any, Any]] = {}
     for dt in _tables.reduction_dtypes(name):
         _, acc, out = _tables.reduction_types(name, dt)
@@ -90,7 +99,7 @@ def reduce_launcher(name: str) -> Any:
     def run(x: Any, axes: Any, keepdim: bool) -> Any:
         entry = table.get(x.dtype)
         if entry is None:
-            raise TypeError(f"{name}(): no CUDA reduction kernel for {x.dtype}")
+            return fallback(x, axis=axes, keepdims=keepdim)
         exprs, acc, odt = entry
         nd = x.ndim
         m, rows, cols, kept_shape, reduced = _as_rows(x, axes)
@@ -165,10 +174,8 @@ def _count(x: Any, axes: Any) -> int:
     return math.prod(x.shape[a] for a in axes)
 
 
-def _sum(x: Any, axes: Any, keepdim: bool) -> Any:
-    if x.dtype.kind == "c":
-        return cupy.sum(x, axis=axes, keepdims=keepdim)
-    return _SUM(x, axes, keepdim)
+_sum = _SUM
+row_max, row_sum = _MAX, _SUM  # for backends.cuda.nn
 
 
 def _mean(x: Any, axes: Any, keepdim: bool) -> Any:
@@ -186,7 +193,7 @@ def _var(x: Any, axes: Any, keepdim: bool, correction: Any) -> Any:
 def _logsumexp(x: Any, axes: Any, keepdim: bool) -> Any:
     if x.size == 0:
         return cupy.log(_sum(cupy.exp(x), axes, keepdim))
-    m = _MAX(x, axes, True) if x.dtype.kind != "c" else cupy.max(x, axis=axes, keepdims=True)
+    m = _MAX(x, axes, True)
     m = cupy.where(cupy.isfinite(m), m, 0)
     out = cupy.log(_sum(cupy.exp(x - m), axes, True)) + m
     return out if keepdim else cupy.squeeze(out, axis=axes)
@@ -211,27 +218,16 @@ def _one(axes: Any) -> Any:
     return None if axes is None else axes[0]
 
 
-def _complex_or(fn: Any, name: str) -> Any:
-    raw = reduce_launcher(name)
-
-    def run(x: Any, axes: Any, keepdim: bool) -> Any:
-        if x.dtype.kind == "c":
-            return fn(x, axis=axes, keepdims=keepdim)
-        return raw(x, axes, keepdim)
-
-    return run
-
-
 REDUCTIONS: dict[str, tuple[Any, bool]] = {
     "sum": (_sum, True),
     "mean": (_mean, True),
-    "prod": (_complex_or(cupy.prod, "prod"), True),
+    "prod": (reduce_launcher("prod"), True),
     "amax": (reduce_launcher("amax"), False),
     "amin": (reduce_launcher("amin"), False),
     "argmax": (lambda x, axes, keepdim: cupy.argmax(x, axis=_one(axes), keepdims=keepdim), False),
     "argmin": (lambda x, axes, keepdim: cupy.argmin(x, axis=_one(axes), keepdims=keepdim), False),
-    "all": (_complex_or(cupy.all, "all"), False),
-    "any": (_complex_or(cupy.any, "any"), False),
+    "all": (reduce_launcher("all"), False),
+    "any": (reduce_launcher("any"), False),
     "logsumexp": (_logsumexp, True),
     "count_nonzero": (lambda x, axes, keepdim: cupy.count_nonzero(x, axis=axes), False),
     "var": (_var, True),
