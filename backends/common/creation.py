@@ -323,3 +323,17 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
 
 def _dev(device: Any) -> Any:
     return tensor.device("cpu") if device is None else tensor.device(device)
+
+
+def generator_engine(generator: Any, device: Any, device_type: str, factory: Any) -> Any:
+    """The backend engine of ``generator`` (the device's default one when None), made by
+    ``factory(seed)``; a generator of another device type is refused, as in PyTorch."""
+    gen = generator if generator is not None else tensor.default_generator(device)
+    if not isinstance(gen, tensor.Generator):
+        raise TypeError(f"argument 'generator' must be a tt.Generator, got {type(gen).__name__}")
+    if gen.device.type != device_type:
+        raise RuntimeError(
+            f"Expected a '{device_type}' device type for generator but found "
+            f"'{gen.device.type}' (argument 'generator'); use a generator of the tensor's device"
+        )
+    return gen.engine(factory)

@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 
-import tensor
 from dispatch import Library
 
 from ..common import creation
@@ -27,15 +26,7 @@ def numpy_engine(seed: int) -> np.random.Generator:
 
 def engine(generator: Any, device: Any) -> np.random.Generator:
     """The NumPy engine of ``generator`` (the device's default one when None)."""
-    gen = generator if generator is not None else tensor.default_generator(device)
-    if not isinstance(gen, tensor.Generator):
-        raise TypeError(f"argument 'generator' must be a tt.Generator, got {type(gen).__name__}")
-    if gen.device.type != "cpu":
-        raise RuntimeError(
-            f"Expected a 'cpu' device type for generator but found '{gen.device.type}' "
-            f"(argument 'generator'); use a generator of the tensor's device"
-        )
-    return gen.engine(numpy_engine)  # type: ignore[no-any-return]
+    return creation.generator_engine(generator, device, "cpu", numpy_engine)  # type: ignore[no-any-return]
 
 
 def register(lib: Library) -> None:

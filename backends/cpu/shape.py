@@ -27,20 +27,6 @@ def _reshape(x: np.ndarray, shape: tuple[int, ...], copy: bool | None) -> np.nda
     return np.reshape(x, shape, copy=copy)
 
 
-def _diagonal(x: np.ndarray, offset: int, a: int, b: int) -> np.ndarray:
-    # np.diagonal gives a read-only view; PyTorch's diagonal can be written through.
-    n1, n2 = x.shape[a], x.shape[b]
-    r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
-    n = max(0, min(n1 - r0, n2 - c0))
-    key = [slice(None)] * x.ndim
-    key[a], key[b] = slice(min(r0, n1), None), slice(min(c0, n2), None)
-    start = x[tuple(key)]
-    keep = [d for d in range(x.ndim) if d not in (a, b)]
-    shape = (*(x.shape[d] for d in keep), n)
-    strides = (*(x.strides[d] for d in keep), x.strides[a] + x.strides[b])
-    return _as_strided(start, shape, strides)
-
-
 VIEW_FNS: dict[str, Any] = {
     "reshape": _reshape,
     "broadcast_to": np.broadcast_to,  # read-only, as PyTorch refuses writes to expanded data

@@ -16,7 +16,6 @@ from typing import Any
 
 import cupy
 
-import tensor
 from dispatch import Library
 
 from ..common import creation
@@ -34,22 +33,15 @@ def cupy_engine(seed: int) -> Any:
 
 
 def engine(generator: Any, device: Any) -> Any:
-    """The CuPy engine of ``generator`` (the device's default one when None)."""
-    gen = generator if generator is not None else tensor.default_generator(device)
-    if not isinstance(gen, tensor.Generator):
-        raise TypeError(f"argument 'generator' must be a tt.Generator, got {type(gen).__name__}")
-    if gen.device.type != "cuda":
-        raise RuntimeError(
-            f"Expected a 'cuda' device type for generator but found '{gen.device.type}' "
-            f"(argument 'generator'); use a generator of the tensor's device"
-        )
-    index = gen.device.index or 0
+    """The CuPy engine of ``generator`` (the device's default one when None), made on the
+    generator's device (the engine's state lives there)."""
+    index = getattr(getattr(generator, "device", None), "index", None) or device.index or 0
 
     def make(seed: int) -> Any:
-        with cupy.cuda.Device(index):  # the engine's state lives on the generator's device
+        with cupy.cuda.Device(index):
             return cupy_engine(seed)
 
-    return gen.engine(make)
+    return creation.generator_engine(generator, device, "cuda", make)
 
 
 def register(lib: Library) -> None:

@@ -35,7 +35,7 @@ from cupy.lib.stride_tricks import as_strided
 
 from ..common import indexing, joining, sorting, variants, views
 from ..common.elementwise import Namespace, rename_all
-from . import _compile
+from . import _compile, _tables
 
 __all__ = ["INDEX_FNS", "NS", "VIEW_FNS", "kernels"]
 
@@ -58,19 +58,8 @@ VIEW_FNS: dict[str, Any] = {
     "diagonal": views.strided_diagonal(as_strided),
 }
 
-# CUDA C type names of the dtypes scatter.cu is instantiated for.
-SCATTER_TYPES = {
-    "bool": "bool",
-    "uint8": "unsigned char",
-    "int8": "signed char",
-    "int16": "short",
-    "int32": "int",
-    "int64": "long long",
-    "float16": "__half",
-    "bfloat16": "__nv_bfloat16",
-    "float32": "float",
-    "float64": "double",
-}
+# CUDA C type names of the dtypes scatter.cu is instantiated for (no complex).
+SCATTER_TYPES = dict(_tables.CTYPES)
 
 
 def _offsets(x: Any, key: tuple[Any, ...], shape: tuple[int, ...]) -> Any:
