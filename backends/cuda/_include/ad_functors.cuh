@@ -17,8 +17,8 @@ namespace ad {
 // float/double overloads of the math library (device code has both spellings; these
 // pick by type so one functor template serves both).
 #define AD_MATH1(name)                                                                  \
-    __device__ __forceinline__ float name##_(float x) { return ::name##f(x); }           \
-    __device__ __forceinline__ double name##_(double x) { return ::name(x); }
+    AD_HD __forceinline__ float name##_(float x) { return ::name##f(x); }           \
+    AD_HD __forceinline__ double name##_(double x) { return ::name(x); }
 AD_MATH1(exp) AD_MATH1(exp2) AD_MATH1(expm1) AD_MATH1(log) AD_MATH1(log2) AD_MATH1(log10)
 AD_MATH1(log1p) AD_MATH1(sqrt) AD_MATH1(rsqrt) AD_MATH1(sin) AD_MATH1(cos) AD_MATH1(tan)
 AD_MATH1(asin) AD_MATH1(acos) AD_MATH1(atan) AD_MATH1(sinh) AD_MATH1(cosh) AD_MATH1(tanh)
@@ -26,20 +26,20 @@ AD_MATH1(asinh) AD_MATH1(acosh) AD_MATH1(atanh) AD_MATH1(erf) AD_MATH1(erfc) AD_
 AD_MATH1(ceil) AD_MATH1(trunc) AD_MATH1(rint) AD_MATH1(fabs)
 #undef AD_MATH1
 #define AD_MATH2(name)                                                                   \
-    __device__ __forceinline__ float name##_(float x, float y) { return ::name##f(x, y); } \
-    __device__ __forceinline__ double name##_(double x, double y) { return ::name(x, y); }
+    AD_HD __forceinline__ float name##_(float x, float y) { return ::name##f(x, y); } \
+    AD_HD __forceinline__ double name##_(double x, double y) { return ::name(x, y); }
 AD_MATH2(pow) AD_MATH2(atan2) AD_MATH2(hypot) AD_MATH2(fmod) AD_MATH2(copysign)
 #undef AD_MATH2
 
-template <typename T> __device__ __forceinline__ bool is_nan(T x) { return x != x; }
-template <typename T> __device__ __forceinline__ bool is_inf(T) { return false; }
-__device__ __forceinline__ bool is_inf(float x) { return ::isinf(x); }
-__device__ __forceinline__ bool is_inf(double x) { return ::isinf(x); }
+template <typename T> AD_HD __forceinline__ bool is_nan(T x) { return x != x; }
+template <typename T> AD_HD __forceinline__ bool is_inf(T) { return false; }
+AD_HD __forceinline__ bool is_inf(float x) { return ::isinf(x); }
+AD_HD __forceinline__ bool is_inf(double x) { return ::isinf(x); }
 
-template <typename T> __device__ __forceinline__ T floor_(T x) { return x; }  // integers
-template <typename T> __device__ __forceinline__ T ceil_(T x) { return x; }
-template <typename T> __device__ __forceinline__ T trunc_(T x) { return x; }
-template <typename T> __device__ __forceinline__ T rint_(T x) { return x; }
+template <typename T> AD_HD __forceinline__ T floor_(T x) { return x; }  // integers
+template <typename T> AD_HD __forceinline__ T ceil_(T x) { return x; }
+template <typename T> AD_HD __forceinline__ T trunc_(T x) { return x; }
+template <typename T> AD_HD __forceinline__ T rint_(T x) { return x; }
 
 struct Params {
     double p0, p1, p2;
@@ -48,14 +48,14 @@ struct Params {
 #define AD_UNARY(Name, expr)                                                   \
     struct Name {                                                              \
         Params p;                                                              \
-        __device__ Name(double a, double b, double c) : p{a, b, c} {}          \
-        template <typename T> __device__ __forceinline__ auto operator()(T x) const { return (expr); } \
+        AD_HD Name(double a, double b, double c) : p{a, b, c} {}          \
+        template <typename T> AD_HD __forceinline__ auto operator()(T x) const { return (expr); } \
     };
 #define AD_BINARY(Name, expr)                                                  \
     struct Name {                                                              \
         Params p;                                                              \
-        __device__ Name(double a, double b, double c) : p{a, b, c} {}          \
-        template <typename T> __device__ __forceinline__ auto operator()(T a, T b) const { return (expr); } \
+        AD_HD Name(double a, double b, double c) : p{a, b, c} {}          \
+        template <typename T> AD_HD __forceinline__ auto operator()(T a, T b) const { return (expr); } \
     };
 
 // -- unary -------------------------------------------------------------------------------------
@@ -99,13 +99,13 @@ AD_UNARY(IsNan, bool(is_nan(x)))
 AD_UNARY(IsInf, bool(is_inf(x)))
 AD_UNARY(IsFinite, bool(!is_nan(x) && !is_inf(x)))
 
-template <typename T> __device__ __forceinline__ T bitwise_not(T x) { return T(~x); }
-__device__ __forceinline__ bool bitwise_not(bool x) { return !x; }
+template <typename T> AD_HD __forceinline__ T bitwise_not(T x) { return T(~x); }
+AD_HD __forceinline__ bool bitwise_not(bool x) { return !x; }
 AD_UNARY(BitwiseNot, bitwise_not(x))
 
 // round(decimals=p0): half-to-even, scaled as PyTorch does (x * 10^d for d > 0,
 // x / 10^-d for d < 0, so the scale is exact for the common small d).
-template <typename T> __device__ __forceinline__ T round_decimals(T x, double d) {
+template <typename T> AD_HD __forceinline__ T round_decimals(T x, double d) {
     if (d == 0) return rint_(x);
     const bool neg = d < 0;
     const T scale = T(::pow(10.0, neg ? -d : d));
@@ -114,7 +114,7 @@ template <typename T> __device__ __forceinline__ T round_decimals(T x, double d)
 AD_UNARY(Round, round_decimals(x, p.p0))
 
 // gelu: p0 = 0 exact (erf), 1 tanh approximation.
-template <typename T> __device__ __forceinline__ T gelu(T x, double approximate) {
+template <typename T> AD_HD __forceinline__ T gelu(T x, double approximate) {
     if (approximate == 0) return T(T(0.5) * x * (T(1) + erf_(T(x * T(0.70710678118654752440)))));
     const T inner = T(0.79788456080286535588) * (x + T(0.044715) * x * x * x);
     return T(T(0.5) * x * (T(1) + tanh_(inner)));
@@ -122,14 +122,14 @@ template <typename T> __device__ __forceinline__ T gelu(T x, double approximate)
 AD_UNARY(Gelu, gelu(x, p.p0))
 
 // softplus(beta=p0, threshold=p1): x where beta * x > threshold (linear region).
-template <typename T> __device__ __forceinline__ T softplus(T x, double beta, double threshold) {
+template <typename T> AD_HD __forceinline__ T softplus(T x, double beta, double threshold) {
     const T bx = T(x * T(beta));
     return bx > T(threshold) ? x : T(log1p_(exp_(bx)) / T(beta));
 }
 AD_UNARY(Softplus, softplus(x, p.p0, p.p1))
 
 // nan_to_num(nan=p0, posinf=p1, neginf=p2): the caller fills in the dtype's defaults.
-template <typename T> __device__ __forceinline__ T nan_to_num(T x, double nan, double pos, double neg) {
+template <typename T> AD_HD __forceinline__ T nan_to_num(T x, double nan, double pos, double neg) {
     if (is_nan(x)) return T(nan);
     if (is_inf(x)) return x > T(0) ? T(pos) : T(neg);
     return x;
@@ -142,24 +142,24 @@ AD_BINARY(Sub, T(a - b))
 AD_BINARY(Mul, T(a * b))
 AD_BINARY(TrueDiv, T(a / b))
 
-template <typename T> __device__ __forceinline__ T max_nan(T a, T b) {
+template <typename T> AD_HD __forceinline__ T max_nan(T a, T b) {
     return is_nan(a) ? a : (is_nan(b) ? b : (a > b ? a : b));
 }
-template <typename T> __device__ __forceinline__ T min_nan(T a, T b) {
+template <typename T> AD_HD __forceinline__ T min_nan(T a, T b) {
     return is_nan(a) ? a : (is_nan(b) ? b : (a < b ? a : b));
 }
 AD_BINARY(Maximum, max_nan(a, b))
 AD_BINARY(Minimum, min_nan(a, b))
 
 // Python's floor division and remainder (the result takes the divisor's sign).
-template <typename T> __device__ __forceinline__ T floor_div(T a, T b) {
+template <typename T> AD_HD __forceinline__ T floor_div(T a, T b) {
     if (b == T(0)) return T(0);
     T q = a / b;
     if ((a % b != T(0)) && ((a < T(0)) != (b < T(0)))) q = T(q - T(1));
     return q;
 }
 // Floats: CPython's float floor division (what NumPy and PyTorch follow), exactly.
-template <typename F> __device__ __forceinline__ F floor_div_float(F a, F b) {
+template <typename F> AD_HD __forceinline__ F floor_div_float(F a, F b) {
     if (b == F(0)) return a / b;
     const F mod = fmod_(a, b);
     F div = (a - mod) / b;
@@ -169,27 +169,29 @@ template <typename F> __device__ __forceinline__ F floor_div_float(F a, F b) {
     if (div - floordiv > F(0.5)) floordiv += F(1);
     return floordiv;
 }
-__device__ __forceinline__ float floor_div(float a, float b) { return floor_div_float(a, b); }
-__device__ __forceinline__ double floor_div(double a, double b) { return floor_div_float(a, b); }
-template <typename T> __device__ __forceinline__ T py_mod(T a, T b) {
+AD_HD __forceinline__ float floor_div(float a, float b) { return floor_div_float(a, b); }
+AD_HD __forceinline__ double floor_div(double a, double b) { return floor_div_float(a, b); }
+template <typename T> AD_HD __forceinline__ T py_mod(T a, T b) {
     if (b == T(0)) return T(0);
     T r = a % b;
     if (r != T(0) && ((r < T(0)) != (b < T(0)))) r = T(r + b);
     return r;
 }
-__device__ __forceinline__ float py_mod(float a, float b) {
-    float r = ::fmodf(a, b);
-    if (r != 0.0f && ((r < 0.0f) != (b < 0.0f))) r += b;
+// Floats: a zero remainder takes the divisor's sign, as in Python and NumPy.
+template <typename F> AD_HD __forceinline__ F py_mod_float(F a, F b) {
+    F r = fmod_(a, b);
+    if (r != F(0)) {
+        if ((r < F(0)) != (b < F(0))) r += b;
+    } else {
+        r = copysign_(F(0), b);
+    }
     return r;
 }
-__device__ __forceinline__ double py_mod(double a, double b) {
-    double r = ::fmod(a, b);
-    if (r != 0.0 && ((r < 0.0) != (b < 0.0))) r += b;
-    return r;
-}
-template <typename T> __device__ __forceinline__ T c_mod(T a, T b) { return b == T(0) ? T(0) : T(a % b); }
-__device__ __forceinline__ float c_mod(float a, float b) { return ::fmodf(a, b); }
-__device__ __forceinline__ double c_mod(double a, double b) { return ::fmod(a, b); }
+AD_HD __forceinline__ float py_mod(float a, float b) { return py_mod_float(a, b); }
+AD_HD __forceinline__ double py_mod(double a, double b) { return py_mod_float(a, b); }
+template <typename T> AD_HD __forceinline__ T c_mod(T a, T b) { return b == T(0) ? T(0) : T(a % b); }
+AD_HD __forceinline__ float c_mod(float a, float b) { return ::fmodf(a, b); }
+AD_HD __forceinline__ double c_mod(double a, double b) { return ::fmod(a, b); }
 AD_BINARY(FloorDivide, floor_div(a, b))
 AD_BINARY(Remainder, py_mod(a, b))
 AD_BINARY(Fmod, c_mod(a, b))
@@ -210,12 +212,12 @@ AD_BINARY(BitwiseAnd, T(a & b))
 AD_BINARY(BitwiseOr, T(a | b))
 AD_BINARY(BitwiseXor, T(a ^ b))
 
-template <typename T> __device__ __forceinline__ T shift_left(T a, T b) {
+template <typename T> AD_HD __forceinline__ T shift_left(T a, T b) {
     const long long bits = sizeof(T) * 8;
     if (b < T(0) || static_cast<long long>(b) >= bits) return T(0);
     return T(static_cast<unsigned long long>(a) << static_cast<long long>(b));
 }
-template <typename T> __device__ __forceinline__ T shift_right(T a, T b) {
+template <typename T> AD_HD __forceinline__ T shift_right(T a, T b) {
     const long long bits = sizeof(T) * 8;
     if (b < T(0) || static_cast<long long>(b) >= bits) return a < T(0) ? T(-1) : T(0);
     return T(a >> static_cast<long long>(b));

@@ -9,6 +9,9 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
+// Scalar math is host-and-device, so tests can run it on the host (no GPU needed).
+#define AD_HD __host__ __device__
+
 namespace ad {
 
 // The type arithmetic happens in.
@@ -18,55 +21,55 @@ template <> struct OpMath<__nv_bfloat16> { using type = float; };
 template <typename T> using opmath_t = typename OpMath<T>::type;
 
 // Any scalar as float or double (half and bfloat16 through their intrinsics).
-template <typename T> __device__ __forceinline__ float to_float(T x) { return static_cast<float>(x); }
-template <> __device__ __forceinline__ float to_float<__half>(__half x) { return __half2float(x); }
-template <> __device__ __forceinline__ float to_float<__nv_bfloat16>(__nv_bfloat16 x) {
+template <typename T> AD_HD __forceinline__ float to_float(T x) { return static_cast<float>(x); }
+template <> AD_HD __forceinline__ float to_float<__half>(__half x) { return __half2float(x); }
+template <> AD_HD __forceinline__ float to_float<__nv_bfloat16>(__nv_bfloat16 x) {
     return __bfloat162float(x);
 }
 
 // cast<To>(x): C++ conversion rules, except that half/bfloat16 go through float and
 // conversions to bool test for non-zero (as PyTorch's static_cast_with_inter_type).
 template <typename To> struct Cast {
-    template <typename From> static __device__ __forceinline__ To from(From x) {
+    template <typename From> static AD_HD __forceinline__ To from(From x) {
         return static_cast<To>(x);
     }
-    static __device__ __forceinline__ To from(__half x) { return static_cast<To>(__half2float(x)); }
-    static __device__ __forceinline__ To from(__nv_bfloat16 x) {
+    static AD_HD __forceinline__ To from(__half x) { return static_cast<To>(__half2float(x)); }
+    static AD_HD __forceinline__ To from(__nv_bfloat16 x) {
         return static_cast<To>(__bfloat162float(x));
     }
 };
 template <> struct Cast<bool> {
-    template <typename From> static __device__ __forceinline__ bool from(From x) {
+    template <typename From> static AD_HD __forceinline__ bool from(From x) {
         return x != From(0);
     }
-    static __device__ __forceinline__ bool from(bool x) { return x; }
-    static __device__ __forceinline__ bool from(__half x) { return __half2float(x) != 0.0f; }
-    static __device__ __forceinline__ bool from(__nv_bfloat16 x) {
+    static AD_HD __forceinline__ bool from(bool x) { return x; }
+    static AD_HD __forceinline__ bool from(__half x) { return __half2float(x) != 0.0f; }
+    static AD_HD __forceinline__ bool from(__nv_bfloat16 x) {
         return __bfloat162float(x) != 0.0f;
     }
 };
 template <> struct Cast<__half> {
-    template <typename From> static __device__ __forceinline__ __half from(From x) {
+    template <typename From> static AD_HD __forceinline__ __half from(From x) {
         return __float2half_rn(static_cast<float>(x));
     }
-    static __device__ __forceinline__ __half from(double x) { return __double2half(x); }
-    static __device__ __forceinline__ __half from(__half x) { return x; }
-    static __device__ __forceinline__ __half from(__nv_bfloat16 x) {
+    static AD_HD __forceinline__ __half from(double x) { return __double2half(x); }
+    static AD_HD __forceinline__ __half from(__half x) { return x; }
+    static AD_HD __forceinline__ __half from(__nv_bfloat16 x) {
         return __float2half_rn(__bfloat162float(x));
     }
 };
 template <> struct Cast<__nv_bfloat16> {
-    template <typename From> static __device__ __forceinline__ __nv_bfloat16 from(From x) {
+    template <typename From> static AD_HD __forceinline__ __nv_bfloat16 from(From x) {
         return __float2bfloat16_rn(static_cast<float>(x));
     }
-    static __device__ __forceinline__ __nv_bfloat16 from(double x) { return __double2bfloat16(x); }
-    static __device__ __forceinline__ __nv_bfloat16 from(__nv_bfloat16 x) { return x; }
-    static __device__ __forceinline__ __nv_bfloat16 from(__half x) {
+    static AD_HD __forceinline__ __nv_bfloat16 from(double x) { return __double2bfloat16(x); }
+    static AD_HD __forceinline__ __nv_bfloat16 from(__nv_bfloat16 x) { return x; }
+    static AD_HD __forceinline__ __nv_bfloat16 from(__half x) {
         return __float2bfloat16_rn(__half2float(x));
     }
 };
 
-template <typename To, typename From> __device__ __forceinline__ To cast(From x) {
+template <typename To, typename From> AD_HD __forceinline__ To cast(From x) {
     return Cast<To>::from(x);
 }
 
