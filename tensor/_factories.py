@@ -92,8 +92,8 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
         array = np.from_dlpack(ext_tensor)
         return make(array, _dtype.from_numpy(array.dtype), CPU)
     if int(kind) == 2:
+        dev = _canonical_device(to_device(f"cuda:{int(index)}"))  # initialises CUDA first
         array = _convert.cuda_from_dlpack(ext_tensor)
-        dev = _canonical_device(to_device(f"cuda:{int(index)}"))
         return make(array, _dtype.from_numpy(array.dtype), dev)
     raise RuntimeError(
         f"from_dlpack(): unsupported DLPack device type {int(kind)}; tensors live on the CPU "
