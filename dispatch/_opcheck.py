@@ -3,8 +3,12 @@
 Imports: the standard library and sibling ``dispatch`` modules.
 
 The checks use only what the tensor protocol offers beyond ``_dispatch_bits``:
-``clone()``, ``to("meta")``, ``shape``, ``dtype``, ``requires_grad``, ``==`` and
-``all()`` (the ``tensor`` package's Tensor has them all).
+``clone()``, ``detach()``, ``to(device)``, ``device.type``, ``shape``, ``dtype``,
+``requires_grad``, ``==``, ``-``, ``abs()``, ``max()``, ``isclose()`` and ``all()`` (the
+``tensor`` package's Tensor has them all), and, to know whether a CUDA device is
+there, the ``cuda.is_available()`` of the package that defines the tensor type
+(``tensor.cuda.is_available()``; ``torch.cuda`` has the same).  ``dispatch`` imports no
+tensor package: that package is found in ``sys.modules``, where its tensors put it.
 
 - ``test_schema``: the call returns what the schema says (count and tensor-ness);
   it changes exactly the arguments the schema marks mutable (``Tensor(a!)``); and
@@ -13,10 +17,17 @@ The checks use only what the tensor protocol offers beyond ``_dispatch_bits``:
   fake/Meta kernel) and gives the same shapes and dtypes as the real call.
 - ``test_autograd_registration``: when an input requires grad, the operator has a
   kernel at its Autograd key (``register_autograd``) instead of the fallback.
+- ``test_cuda``: when a CUDA device is available, the operator runs on CUDA copies of
+  the tensor arguments and gives what it gives on CPU copies: outputs (and mutated
+  arguments) on CUDA, with the same shapes, dtypes and values (to the default
+  tolerances of ``torch.testing``; values are not compared for operators tagged
+  ``nondeterministic_seeded``).  Without a CUDA device it does not run.
 """
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -26,11 +37,24 @@ from ._operator import OpOverload, OpOverloadPacket
 
 __all__ = ["OpCheckError", "opcheck"]
 
-DEFAULT_TESTS = ("test_schema", "test_autograd_registration", "test_faketensor")
+DEFAULT_TESTS = ("test_schema", "test_autograd_registration", "test_faketensor", "test_cuda")
+# (rtol, atol) per dtype for comparing CUDA results with CPU ones: torch.testing's defaults.
+_TOLERANCES = {
+    "float16": (1e-3, 1e-5),
+    "bfloat16": (1.6e-2, 1e-5),
+    "float32": (1.3e-6, 1e-5),
+    "float64": (1e-7, 1e-7),
+    "complex64": (1.3e-6, 1e-5),
+    "complex128": (1e-7, 1e-7),
+}
 
 
 class OpCheckError(Exception):
     """An ``opcheck`` test failed; the message says which and why."""
+
+
+class _Skipped(Exception):
+    """A test that cannot run for this call (no CUDA device); left out of the results."""
 
 
 def _is_tensor(v: Any) -> bool:
@@ -152,10 +176,108 @@ def _test_autograd_registration(
             )
 
 
+def _cuda_available(tensors: list[Any]) -> bool:
+    """Whether the package that defines the tensors' type says a CUDA device is there."""
+    for t in tensors:
+        for cls in type(t).__mro__:
+            package = sys.modules.get(cls.__module__.partition(".")[0])
+            is_available = getattr(getattr(package, "cuda", None), "is_available", None)
+            if callable(is_available):
+                return bool(is_available())
+    return False
+
+
+def _test_cuda(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    tensors = [t for t in _flat((args, list(kwargs.values()))) if _is_tensor(t)]
+    on_devices = all(t.device.type in ("cpu", "cuda") for t in tensors)
+    if not tensors or not on_devices or not _cuda_available(tensors):
+        raise _Skipped("no CUDA device")
+    runs = {}
+    for device in ("cpu", "cuda"):
+
+        def copy(t: Any, device: str = device) -> Any:
+            return t.detach().clone().to(device)
+
+        call_args = _map(args, copy)
+        call_kwargs = {k: _map(v, copy) for k, v in kwargs.items()}
+        try:
+            out = op(*call_args, **call_kwargs)
+        except Exception as e:
+            raise OpCheckError(
+                f"{op.name}: the call failed on {device.upper()} copies of the inputs "
+                f"({type(e).__name__}: {e}); register a kernel for it "
+                f"(register_kernel('{op.name}', '{device}')) or a device-generic one"
+            ) from e
+        runs[device] = (out, op.schema.bind(call_args, call_kwargs, op_name=op.name))
+    values = "nondeterministic_seeded" not in op.tags
+    (expected, cpu_bound), (got, cuda_bound) = runs["cpu"], runs["cuda"]
+    _compare(op, "output", expected, got, values)
+    for name in op.schema.mutated_args:
+        _compare(op, f"argument '{name}'", cpu_bound[name], cuda_bound[name], values)
+
+
+def _compare(op: OpOverload, what: str, expected: Any, got: Any, values: bool) -> None:
+    """CUDA results ``got`` against CPU results ``expected`` (``what``: their name)."""
+    expected_flat, got_flat = _flat(expected), _flat(got)
+    if len(expected_flat) != len(got_flat):
+        raise OpCheckError(
+            f"{op.name}: on CUDA the call gives {len(got_flat)} {what}(s), on the CPU "
+            f"{len(expected_flat)}"
+        )
+    for i, (e, g) in enumerate(zip(expected_flat, got_flat, strict=True)):
+        label = f"{what} {i}" if what == "output" else what
+        if not _is_tensor(e):
+            same = (
+                math.isclose(e, g, rel_tol=1.3e-6, abs_tol=1e-5)
+                if isinstance(e, float) and isinstance(g, float)
+                else not _is_tensor(g) and e == g
+            )
+            if not same:
+                raise OpCheckError(f"{op.name}: {label} is {g!r} on CUDA but {e!r} on the CPU")
+            continue
+        if not _is_tensor(g):
+            raise OpCheckError(
+                f"{op.name}: with CUDA inputs, {label} is a {type(g).__name__}, not a tensor"
+            )
+        if g.device.type != "cuda":
+            raise OpCheckError(
+                f"{op.name}: with CUDA inputs, {label} is on {g.device}, not on CUDA; a "
+                f"kernel should return tensors on its inputs' device"
+            )
+        if tuple(g.shape) != tuple(e.shape) or g.dtype != e.dtype:
+            raise OpCheckError(
+                f"{op.name}: {label} has shape {tuple(g.shape)} and dtype {g.dtype} on CUDA, "
+                f"but shape {tuple(e.shape)} and dtype {e.dtype} on the CPU; the CUDA and CPU "
+                f"kernels disagree"
+            )
+        if values:
+            mismatch = _mismatch(e, g.to("cpu"))
+            if mismatch:
+                raise OpCheckError(
+                    f"{op.name}: {label} on CUDA differs from the CPU result ({mismatch}); "
+                    f"the CUDA and CPU kernels disagree"
+                )
+
+
+def _mismatch(expected: Any, got: Any) -> str:
+    """How two CPU tensors of one shape and dtype differ ("" if they agree)."""
+    dt = expected.dtype
+    if getattr(dt, "is_floating_point", False) or getattr(dt, "is_complex", False):
+        rtol, atol = _TOLERANCES.get(getattr(dt, "name", ""), _TOLERANCES["float32"])
+        if bool(expected.isclose(got, rtol=rtol, atol=atol, equal_nan=True).all()):
+            return ""
+        largest = float((expected - got).abs().max())
+        return f"largest absolute difference {largest:g}, with rtol={rtol:g}, atol={atol:g}"
+    if bool((expected == got).all()):
+        return ""
+    return "the values are not equal"
+
+
 _TESTS = {
     "test_schema": _test_schema,
     "test_autograd_registration": _test_autograd_registration,
     "test_faketensor": _test_faketensor,
+    "test_cuda": _test_cuda,
 }
 
 
@@ -169,7 +291,8 @@ def opcheck(
 ) -> dict[str, str]:
     """Check an operator's registrations on one sample call.
 
-    Returns ``{test name: "SUCCESS" or the failure message}``; with
+    Returns ``{test name: "SUCCESS" or the failure message}`` for the tests that ran
+    (``test_cuda`` runs only where a CUDA device is available); with
     ``raise_exception`` the first failure raises ``OpCheckError``.
     """
     overload = getattr(op, "_opoverload", op)  # a CustomOpDef
@@ -183,6 +306,8 @@ def opcheck(
             raise ValueError(f"opcheck: unknown test {name!r}; choose from {sorted(_TESTS)}")
         try:
             test(overload, args, kwargs)
+        except _Skipped:
+            continue
         except OpCheckError as e:
             if raise_exception:
                 raise

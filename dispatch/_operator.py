@@ -227,7 +227,7 @@ class OpOverload:
             bits |= self._optional_bits(args, kwargs)
         if bits > _RUNTIME_BITS:  # REQUIRES_GRAD_BIT: Note [Grad-only kernels]
             mask = grad_mask
-        if _NONDEFAULT[0]:  # Note [Default key sets] in _tls.py
+        if _NONDEFAULT[0] & mask:  # Note [Default key sets] in _tls.py
             included, keep = _tls_state.sets
             ks = (bits | included) & keep & mask
         else:
@@ -507,7 +507,7 @@ class _OneTensor(OpOverload):
             bits = self._slow_bits(args, kwargs)
         if bits > _RUNTIME_BITS:
             mask = grad_mask
-        if _NONDEFAULT[0]:
+        if _NONDEFAULT[0] & mask:
             included, keep = _tls_state.sets
             ks = (bits | included) & keep & mask
         else:
@@ -538,7 +538,7 @@ class _TwoTensors(OpOverload):
             bits = self._slow_bits(args, kwargs)
         if bits > _RUNTIME_BITS:
             mask = grad_mask
-        if _NONDEFAULT[0]:
+        if _NONDEFAULT[0] & mask:
             included, keep = _tls_state.sets
             ks = (bits | included) & keep & mask
         else:

@@ -150,27 +150,40 @@ def _cuda_available() -> bool:
 
 
 # -- casting ------------------------------------------------------------------------------------
+# Floating dtypes other than float64: the dtypes autocast may cast (SEMANTICS.md §8).
+_ELIGIBLE_DTYPES = frozenset(
+    d for d in _dtype.DTYPES if d.is_floating_point and d is not _dtype.float64
+)
+
+
 def _is_tensor(v: Any) -> bool:
     return getattr(v, "_dispatch_bits", None) is not None
 
 
 def _eligible(v: Any, device_type: str) -> bool:
     """A floating tensor on the autocast device that is not float64 (SEMANTICS.md §8)."""
-    return (
-        _is_tensor(v)
-        and v.dtype.is_floating_point
-        and v.dtype is not _dtype.float64
-        and v.device.type == device_type
-    )
+    return _is_tensor(v) and v.dtype in _ELIGIBLE_DTYPES and v.device.type == device_type
 
 
 def _cast(v: Any, device_type: str, to: dtype) -> Any:
-    if isinstance(v, (list, tuple)):
-        return type(v)(_cast(x, device_type, to) for x in v)
-    if not _eligible(v, device_type) or v.dtype is to:
+    """``v`` cast to ``to`` if it is eligible; ``v`` itself otherwise (nothing allocated)."""
+    if getattr(v, "_dispatch_bits", None) is None:
+        if isinstance(v, (list, tuple)):
+            return type(v)(_cast(x, device_type, to) for x in v)
         return v
-    # The cache: a leaf fp32 weight that requires grad is cast once per region.
-    cacheable = state.cache_enabled and v.is_leaf and v.requires_grad and to is not _dtype.float32
+    dt = v.dtype
+    if dt is to or dt not in _ELIGIBLE_DTYPES or v.device.type != device_type:
+        return v
+    # The cache (PyTorch's cached_cast): the lower-precision copy of an fp32 leaf that
+    # requires grad (a weight, not a view) is made once per region.
+    cacheable = (
+        state.cache_enabled
+        and dt is _dtype.float32
+        and to is state.dtypes[device_type]
+        and v.requires_grad
+        and v.is_leaf
+        and getattr(v, "_base", None) is None
+    )
     if cacheable:
         hit = state.cache.get(id(v))
         if hit is not None and hit[0]() is v:
@@ -181,25 +194,34 @@ def _cast(v: Any, device_type: str, to: dtype) -> Any:
     return out
 
 
-def _widest(args: Any, device_type: str) -> dtype | None:
-    widest = None
-    for v in args:
+def _promote_type(op: Any, device_type: str, values: Any) -> dtype:
+    """PyTorch's ``promote_type``/``prioritize``: start from the autocast dtype; an eligible
+    float32 argument makes it float32; an eligible argument of another lower-precision
+    dtype than the autocast one is an error (float64 and non-tensors are ignored)."""
+    lower = state.dtypes[device_type]
+    to = lower
+    for v in values:
         for x in v if isinstance(v, (list, tuple)) else (v,):
-            if _eligible(x, device_type):
-                widest = x.dtype if widest is None else _dtype_promote(widest, x.dtype)
-    return widest
-
-
-def _dtype_promote(a: dtype, b: dtype) -> dtype:
-    if a is b:
-        return a
-    return _dtype.float32  # float16 with bfloat16, or anything with float32
+            if not _eligible(x, device_type):
+                continue
+            if to is _dtype.float32 or x.dtype is _dtype.float32:
+                to = _dtype.float32
+            elif x.dtype is not lower:
+                raise RuntimeError(
+                    f"{op.name}: under autocast('{device_type}', dtype={lower}) an argument "
+                    f"is {x.dtype}; promote-policy operators accept only {lower} and float32 "
+                    f"arguments (PyTorch: 'Unexpected floating ScalarType in "
+                    f"at::autocast::prioritize'). Cast it to {lower} or float32 first."
+                )
+    return to
 
 
 def _cast_all(args: tuple[Any, ...], kwargs: dict[str, Any], device_type: str, to: dtype) -> Any:
+    # A list comprehension, and no new dict when there are no keyword arguments: this
+    # runs on every call of an autocast operator.
     return (
-        tuple(_cast(a, device_type, to) for a in args),
-        {k: _cast(v, device_type, to) for k, v in kwargs.items()},
+        tuple([_cast(a, device_type, to) for a in args]),
+        {k: _cast(v, device_type, to) for k, v in kwargs.items()} if kwargs else kwargs,
     )
 
 
@@ -212,14 +234,38 @@ def _fp32(op: Any, device_type: str, args: Any, kwargs: Any) -> Any:
 
 
 def _fp32_set_opt_dtype(op: Any, device_type: str, args: Any, kwargs: Any) -> Any:
-    if args and _eligible(args[0], device_type) and kwargs.get("dtype") is None:
+    """If the first argument is eligible, an unset ``dtype`` argument becomes float32 (a
+    ``dtype`` the caller gave is kept); otherwise the call is unchanged."""
+    if not (args and _eligible(args[0], device_type)):
+        return args, kwargs
+    pos = _DTYPE_POSITION.get(op)
+    if pos is None:
+        names = [a.name for a in op.schema.arguments]
+        pos = _DTYPE_POSITION[op] = names.index("dtype")
+    if pos < len(args):  # given positionally (softmax.int's dtype is not keyword-only)
+        if args[pos] is None:
+            args = (*args[:pos], _dtype.float32, *args[pos + 1 :])
+    elif kwargs.get("dtype") is None:
         kwargs = {**kwargs, "dtype": _dtype.float32}
     return args, kwargs
 
 
+# op -> index of its ``dtype`` argument in the schema (fp32_set_opt_dtype operators).
+_DTYPE_POSITION: dict[Any, int] = {}
+
+
+def _fp32_append_dtype(op: Any, device_type: str, args: Any, kwargs: Any) -> Any:
+    """PyTorch calls the overload that takes a dtype, with float32 if the first argument
+    is eligible and with that argument's own dtype if not (``type_from_firstarg``).  Our
+    ``norm`` is one overload with an optional ``dtype``: its own dtype changes nothing,
+    and a dtype the caller gave is kept (PyTorch's dtype overloads have no autocast
+    kernel), so the rule is fp32_set_opt_dtype's."""
+    return _fp32_set_opt_dtype(op, device_type, args, kwargs)
+
+
 def _promote(op: Any, device_type: str, args: Any, kwargs: Any) -> Any:
-    to = _widest((*args, *kwargs.values()), device_type)
-    return (args, kwargs) if to is None else _cast_all(args, kwargs, device_type, to)
+    to = _promote_type(op, device_type, (*args, *kwargs.values()))
+    return _cast_all(args, kwargs, device_type, to)
 
 
 def _banned(op: Any, device_type: str, args: Any, kwargs: Any) -> Any:
@@ -234,6 +280,7 @@ _POLICY_FUNCTIONS = {
     "lower_precision_fp": _lower_precision_fp,
     "fp32": _fp32,
     "fp32_set_opt_dtype": _fp32_set_opt_dtype,
+    "fp32_append_dtype": _fp32_append_dtype,
     "promote": _promote,
     "banned": _banned,
 }
@@ -253,8 +300,12 @@ def _kernel(op: dispatch.OpOverload, key: DispatchKey, device_type: str, policy:
     return kernel
 
 
-# PyTorch 2.13's policies (SEMANTICS.md §8), for the operators this package defines.
-# Rows whose operator does not exist (yet) are skipped at registration.
+# PyTorch 2.13's policies (SEMANTICS.md §8), for the operators this package defines:
+# one row per overload, named as ours are.  Where one of ours merges PyTorch's
+# overloads (prod and prod.dim_int, sum and sum.dim_IntList, norm.Scalar and
+# norm.ScalarOpt_dim), its row stands for all of them.  Rows whose operator does not
+# exist (yet) are skipped at registration; tests/tensor/test_autocast.py checks the
+# rest against PyTorch's lists.
 POLICIES: dict[str, dict[str, str]] = {
     "cpu": {
         **dict.fromkeys(
@@ -264,7 +315,6 @@ POLICIES: dict[str, dict[str, str]] = {
         **dict.fromkeys(
             [
                 "prod",
-                "prod.dim_int",
                 "mse_loss",
                 "binary_cross_entropy_with_logits",
                 "cross_entropy_loss",
@@ -306,9 +356,18 @@ POLICIES: dict[str, dict[str, str]] = {
             "fp32",
         ),
         **dict.fromkeys(
-            ["prod", "softmax", "log_softmax", "cumprod", "cumsum", "linalg_vector_norm", "sum"],
+            [
+                "prod",
+                "softmax.int",
+                "log_softmax.int",
+                "cumprod",
+                "cumsum",
+                "linalg_vector_norm",
+                "sum",
+            ],
             "fp32_set_opt_dtype",
         ),
+        "norm": "fp32_append_dtype",
         **dict.fromkeys(
             ["atan2", "dot", "vdot", "tensordot", "scatter_add", "index_put"], "promote"
         ),

@@ -99,6 +99,10 @@ class Tensor:
     # Class-level facts, read per call without touching the instance.
     _wrapped_number = False  # True only for Python scalars wrapped for an operator
     _extra_bits = 0  # Python + PythonTLSSnapshot for subclasses that define __dispatch__
+    # No Python-key handler; subclasses may define the classmethod.  Declared so that the
+    # Python fallback's per-argument check finds an attribute instead of missing one (a
+    # miss raises and catches an AttributeError: ~90 ns a moded call, ci/bench/layers.py).
+    __dispatch__: Any = None
     __array_priority__ = 1000  # NumPy defers `ndarray + tensor` to Tensor.__radd__
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -211,3 +215,116 @@ def test_mode_stack_is_per_thread(op: Any) -> None:
         t.start()
         t.join()
     assert other == {"modes": (), "python": False}
+
+
+# -- calls with no layer between PythonTLSSnapshot and Python ----------------------------------------
+# Note [Snapshot straight to Python] (dispatch/_modes.py): such calls skip the snapshot
+# bookkeeping and the redispatch; the orderings and the state handlers see are the same.
+@pytest.fixture
+def plain() -> Iterator[Any]:
+    """h(x) with a CPU kernel only: a moded call goes from the snapshot straight to Python."""
+    log.clear()
+    with Library("modes_plain", "DEF") as lib:
+        lib.define("h(Tensor x) -> Tensor")
+        lib.impl("h", lambda x: log.append("CPU") or "cpu", "CPU")
+        yield ops.modes_plain.h.default
+
+
+def test_plain_call_orderings_match_the_layered_ones(plain: Any) -> None:
+    with Logging("outer"), Logging("inner"):
+        assert plain(FakeTensor(CPU_BITS)) == "cpu"
+    assert log == ["inner", "outer", "CPU"]
+    log.clear()
+    with Logging("mode"):
+        plain(sub())
+    assert log == ["mode", "SubA['SubA']", "CPU"]
+
+
+def test_plain_call_handler_state_and_restore(plain: Any) -> None:
+    seen = {}
+
+    class Look(DispatchMode):
+        def __dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            seen["excluded"] = tls_local_exclude_set()
+            seen["included"] = tls_local_include_set()
+            seen["modes"] = current_modes()
+            # A change the handler does not undo is undone when the call returns.
+            tls_set_dispatch_key_excluded("Meta", True)
+            return func(*args)
+
+    before = (tls_local_include_set(), tls_local_exclude_set())
+    with Look() as mode:
+        inside = (tls_local_include_set(), tls_local_exclude_set())
+        assert plain(FakeTensor(CPU_BITS)) == "cpu"
+        assert (tls_local_include_set(), tls_local_exclude_set()) == inside
+        assert current_modes() == (mode,)
+    assert (tls_local_include_set(), tls_local_exclude_set()) == before
+    for key in ("AutogradCPU", "ADInplaceOrView", "AutocastCPU", "PythonTLSSnapshot"):
+        assert key in seen["excluded"]
+    assert "Meta" not in seen["excluded"]
+    assert seen["modes"] == ()
+    assert DispatchKey.Python not in seen["included"]
+
+
+def test_plain_call_declined_by_the_mode_goes_to_the_subclass(plain: Any) -> None:
+    class Decline(DispatchMode):
+        """Declines calls with subclass arguments, runs the rest."""
+
+        def __dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            if types:
+                log.append(f"decline{[t.__name__ for t in types]}")
+                return NotImplemented
+            log.append("plain")
+            return func(*args, **(kwargs or {}))
+
+    class DeclineAll(DispatchMode):
+        def __dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            return NotImplemented
+
+    before = (tls_local_include_set(), tls_local_exclude_set())
+    with Decline() as mode:
+        assert plain(sub()) == "cpu"
+        assert current_modes() == (mode,)
+    # The subclass handler's own call goes to the re-pushed mode.
+    assert log == ["decline['SubA']", "SubA['SubA']", "plain", "CPU"]
+    with DeclineAll() as mode:
+        with pytest.raises(TypeError, match="Multiple dispatch failed for 'modes_plain::h'"):
+            plain(FakeTensor(CPU_BITS))
+        assert current_modes() == (mode,)
+        assert DispatchKey.Python in tls_local_include_set()
+    assert (tls_local_include_set(), tls_local_exclude_set()) == before
+
+
+def test_a_kernel_registered_at_python_replaces_the_fallback(plain: Any) -> None:
+    with Library("modes_plain", "IMPL") as lib:
+        lib.impl("h", lambda x: log.append("Python kernel") or "python", "Python")
+        with Logging("mode"):
+            assert plain(FakeTensor(CPU_BITS)) == "python"
+    assert log == ["Python kernel"]
+
+
+def test_dispatch_trace_logs_the_hop_from_snapshot_to_python() -> None:
+    program = """
+        from dispatch import DispatchKey, DispatchKeySet, DispatchMode, Library, ops
+        class T:
+            _dispatch_bits = DispatchKeySet(DispatchKey.CPU).bits
+        class Mode(DispatchMode):
+            def __dispatch__(self, func, types, args=(), kwargs=None):
+                return func(*args)
+        lib = Library("traced_mode", "DEF")
+        lib.define("f(Tensor x) -> Tensor")
+        lib.impl("f", lambda x: 42, "CPU")
+        with Mode():
+            print(ops.traced_mode.f(T()))
+    """
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(program)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "DISPATCH_TRACE": "1"},
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "42"
+    hops = [line.split("->")[1].split(":")[0].strip() for line in result.stderr.splitlines()]
+    assert hops == ["PythonTLSSnapshot", "Python", "CPU"], result.stderr

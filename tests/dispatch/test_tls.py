@@ -7,6 +7,7 @@ ADInplaceOrView}, every autocast key excluded; exclusion wins over inclusion.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,11 +15,13 @@ import pytest
 from dispatch import (
     DispatchKey,
     DispatchKeySet,
+    _tls,
     exclude_keys,
     include_keys,
     ops,
     tls_local_exclude_set,
     tls_local_include_set,
+    tls_set_dispatch_key_excluded,
 )
 from dispatch._keys import AUTOCAST_KEYS, AUTOGRAD_KEYS
 
@@ -268,3 +271,101 @@ def test_calls_in_a_thread_use_that_threads_keys(reg: Registration, cpu: FakeTen
         thread.join()
         assert op(cpu) == "CPU"
     assert out == ["AutogradCPU"]
+
+
+# -- the default-sets shortcut (Note [Default key sets]) -------------------------------------------
+@pytest.fixture
+def fresh_mask() -> Iterator[None]:
+    """Start the mask's bookkeeping from scratch: forget threads that exited with
+    changed sets and autocast keys changed before.  Safe here: this thread's sets are
+    the defaults (checked by the autouse fixture) and no other live thread of the
+    test process has changed its own.  What was forgotten is put back afterwards."""
+    with _tls._LOCK:
+        saved = (_tls._BEYOND[0], _tls._STICKY[0])
+        _tls._BEYOND[0] = _tls._STICKY[0] = _tls.NONDEFAULT[0] = 0
+    yield
+    with _tls._LOCK:
+        _tls._BEYOND[0] += saved[0]
+        _tls._STICKY[0] |= saved[1]
+        _tls.NONDEFAULT[0] = _tls._EVERY_KEY if _tls._BEYOND[0] else _tls._STICKY[0]
+
+
+def _autocast_op(reg: Registration) -> tuple[Any, Any]:
+    """(f with an AutocastCPU kernel, g without one: AutocastCPU falls through)."""
+    reg.lib.define("f(Tensor x) -> Tensor")
+    reg.lib.define("g(Tensor x) -> Tensor")
+    reg.lib.impl("f", lambda x: "AutocastCPU", "AutocastCPU")
+    reg.lib.impl("f", lambda x: "CPU", "CPU")
+    reg.lib.impl("g", lambda x: "CPU", "CPU")
+    return getattr(ops, reg.ns).f.default, getattr(ops, reg.ns).g.default
+
+
+def test_enabling_an_autocast_key_reaches_only_ops_with_a_kernel_there(
+    reg: Registration, cpu: FakeTensor, fresh_mask: None
+) -> None:
+    f, g = _autocast_op(reg)
+    assert _tls.NONDEFAULT[0] & K.AutocastCPU.bit == 0
+    tls_set_dispatch_key_excluded(K.AutocastCPU, False)  # what autocast("cpu") does
+    try:
+        # Only the autocast key is noted: g (which falls through there) keeps the
+        # default-sets path, f reads this thread's sets and runs its autocast kernel.
+        assert _tls.NONDEFAULT[0] == K.AutocastCPU.bit
+        assert (f(cpu), g(cpu)) == ("AutocastCPU", "CPU")
+        with exclude_keys(K.AutocastCPU):  # an autocast kernel's own guard
+            assert (f(cpu), g(cpu)) == ("CPU", "CPU")
+            assert _tls.NONDEFAULT[0] == K.AutocastCPU.bit  # kept: no lock on this path
+    finally:
+        tls_set_dispatch_key_excluded(K.AutocastCPU, True)
+    assert (f(cpu), g(cpu)) == ("CPU", "CPU")
+    with exclude_keys(K.AutogradMeta):  # any other change covers every key
+        assert _tls.NONDEFAULT[0] == _tls._EVERY_KEY
+    assert _tls.NONDEFAULT[0] == K.AutocastCPU.bit
+
+
+def test_autocast_keys_are_noted_while_another_thread_covers_every_key(
+    reg: Registration, cpu: FakeTensor, fresh_mask: None
+) -> None:
+    f, _g = _autocast_op(reg)
+    entered, leave = threading.Event(), threading.Event()
+
+    def other() -> None:
+        with exclude_keys(K.AutogradCPU):  # beyond autocast keys: the mask is every key
+            entered.set()
+            leave.wait(10)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    assert entered.wait(10)
+    tls_set_dispatch_key_excluded(K.AutocastCPU, False)
+    try:
+        leave.set()
+        thread.join()
+        # The other thread's change is gone; this thread's autocast key must still be
+        # in the mask, or f would take the default-sets path and skip its kernel.
+        assert f(cpu) == "AutocastCPU"
+    finally:
+        tls_set_dispatch_key_excluded(K.AutocastCPU, True)
+    assert f(cpu) == "CPU"
+
+
+# -- guards as objects ---------------------------------------------------------------------------
+def test_guards_work_as_decorators_and_reenter() -> None:
+    seen: list[bool] = []
+
+    @exclude_keys(K.AutogradCPU)
+    def depth(n: int) -> None:
+        seen.append(K.AutogradCPU in tls_local_exclude_set())
+        if n:
+            depth(n - 1)
+
+    depth(2)
+    assert seen == [True, True, True]
+    assert _snapshot() == (DEFAULT_INCLUDED, DEFAULT_EXCLUDED)
+    guard = include_keys(K.Python)
+    with guard:
+        with exclude_keys(K.Python), guard:  # the same guard object, entered twice
+            assert K.Python in tls_local_include_set()
+            assert K.Python in tls_local_exclude_set()
+        assert K.Python in tls_local_include_set()
+        assert K.Python not in tls_local_exclude_set()
+    assert _snapshot() == (DEFAULT_INCLUDED, DEFAULT_EXCLUDED)
