@@ -98,8 +98,38 @@ REDUCTIONS: dict[str, tuple[Any, bool]] = {
     "cumsum": (lambda x, axis: np.cumsum(x, axis=axis), True),
     "cumprod": (lambda x, axis: np.cumprod(x, axis=axis), True),
 }
+# Note [Tiny sums]
+# ``x.sum()`` of a small float32/float64 vector is a hot call (ci/bench/ops.py), and
+# NumPy's add.reduce spends ~0.7 us on its iterator setup whatever the size; a BLAS dot
+# with a cached column of ones takes ~0.3 us (and gives an array, not a NumPy scalar).  Up to _TINY_SUM elements the rounding
+# error of the dot's sequential/SIMD accumulation is of the same order as the pairwise
+# sum's (both a few ulps of the largest term); larger vectors keep add.reduce's pairwise
+# summation.  An all-zero result is returned as +0.0, as PyTorch's and add.reduce's sums
+# start from +0 (a dot of [-0.0] gives -0.0).
+_TINY_SUM = 256
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_ONES: dict[Any, dict[int, np.ndarray]] = {_F32: {}, _F64: {}}  # dtype -> n -> ones((n, 1))
+
+
+def _whole_sum(x: Any, axes: Any) -> Any:
+    dt = x.dtype
+    cache = _ONES.get(dt) if dt is _F32 or dt is _F64 else None
+    if cache is not None and x.ndim == 1:
+        n = x.shape[0]
+        ones = cache.get(n)
+        if ones is None and n <= _TINY_SUM:
+            ones = cache[n] = np.ones((n, 1), dt)
+        if ones is not None:
+            out = x.dot(ones)  # shape (1,): an array, not a NumPy scalar to convert back
+            out.shape = ()
+            if not out:
+                out[()] = 0  # +0.0, not the dot's -0.0
+            return out
+    return np.add.reduce(x, axes)
+
+
 # Whole-tensor reductions in one call, for the kernels' fast path (x.sum()).
-WHOLE: dict[str, Any] = {"sum": np.add.reduce}
+WHOLE: dict[str, Any] = {"sum": _whole_sum}
 # max(self) / max.dim / min(self) / min.dim: (whole-tensor fn, index fn along an axis).
 # max.other / min.other are maximum / minimum: composites in tensor._composite.
 EXTREMES: dict[str, tuple[Any, Any]] = {
