@@ -50,10 +50,13 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     xp = ns.xp
     engine = fns.get("engine")
     # Row reductions of a matrix: NumPy's ufunc.reduce skips the wrappers of .max()/.sum().
-    row_max = fns.get("row_max", lambda a: a.max(axis=1, keepdims=True))
     row_sum = fns.get("row_sum", lambda a: a.sum(axis=1))
     sum_all = fns.get("total", lambda a: a.sum())
+    max_all = fns.get("max_all", lambda a: a.max())
+    asarray = ns.asarray
+    min_all = fns.get("min_all", lambda a: a.min())
     aranges: dict[int, Any] = {}
+    tiny_sums: dict[Any, float] = {}  # dtype -> smallest row sum the shared shift allows
 
     def _rows(n: int) -> Any:
         rows = aranges.get(n)
@@ -167,20 +170,34 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     ) -> Any:  # fmt: skip
         x, t = self._array, target._array
         # Fast path (ci/bench/ops.py): (N, C) logits, N class indices, a mean, nothing else.
+        # Note [Cross-entropy fast path]: one shift for the whole batch (the largest logit)
+        # instead of per-row maxima, whose axis reductions cost most of the call on small
+        # batches.  log-sum-exp is exact under any shift unless a row's exp() sums
+        # underflow, i.e. the row lies far below the batch's largest logit; then (and for
+        # inf/nan logits) the smallest row sum says so and the per-row path below runs.
         if (
             reduction == 1 and weight is None and not label_smoothing and not meta
             and x.ndim == 2 and t.ndim == 1 and self._dtype in _FAST and target._dtype is _INT64
-            and t.shape[0] == x.shape[0] and t.shape[0] and int(t.min()) >= 0
+            and t.shape[0] == x.shape[0] and t.shape[0] and int(min_all(t)) >= 0
         ):  # fmt: skip
             n = t.shape[0]
-            shifted = x - row_max(x)
+            shifted = x - max_all(x)
+            sums = row_sum(xp.exp(shifted))
+            floor = tiny_sums.get(x.dtype)
+            if floor is None:
+                info = xp.finfo(x.dtype)
+                floor = tiny_sums[x.dtype] = float(info.tiny) * 2.0 ** (info.nmant + 7)
             try:
                 picked = shifted[_rows(n), t]
             except IndexError:
-                pass  # a target out of range: the checks below raise PyTorch's error
-            else:
-                loss = sum_all(xp.log(row_sum(xp.exp(shifted))) - picked) / n
-                return _make(xp.asarray(loss, dtype=x.dtype), self._dtype, self._device)
+                picked = None  # a target out of range: the checks below raise PyTorch's error
+            if picked is not None and float(min_all(sums)) >= floor:
+                terms = xp.log(sums)
+                terms -= picked
+                out = asarray(sum_all(terms) / n)  # the raw library's asarray: no wrapper
+                if out.dtype != x.dtype:
+                    out = out.astype(x.dtype)
+                return _make(out, self._dtype, self._device)
         mode = _reduction("cross_entropy", reduction)
         _float_dtype("cross_entropy", self._dtype)
         if x.ndim == 0:

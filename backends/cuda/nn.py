@@ -30,9 +30,10 @@ NS = Namespace(cupy.ndarray, __name__, asarray=cupy.asarray)
 
 NN_FNS: dict[str, Any] = {
     "engine": engine,
-    "row_max": lambda a: reduction.row_max(a, (1,), True),
     "row_sum": lambda a: reduction.row_sum(a, (1,), False),
     "total": lambda a: reduction.row_sum(a, None, False),
+    "max_all": lambda a: reduction.row_max(a, None, False),
+    "min_all": lambda a: reduction.row_min(a, None, False),
 }
 
 

@@ -176,6 +176,7 @@ def _count(x: Any, axes: Any) -> int:
 
 _sum = _SUM
 row_max, row_sum = _MAX, _SUM  # for backends.cuda.nn
+row_min = reduce_launcher("amin")
 
 
 def _mean(x: Any, axes: Any, keepdim: bool) -> Any:
