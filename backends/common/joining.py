@@ -121,19 +121,19 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         return [t._array if t._dtype is dt else t._array.astype(np_dtype) for t in tensors]
 
     def cat(tensors: Any, dim: Any = 0) -> Any:
-        # Fast path (ci/bench/ops.py: cat of ten small tensors): one dtype and device and an
-        # in-range dim; the array library checks the shapes, and any error it raises sends
-        # the call down the validating path below, which raises PyTorch's message.
-        # Devices are not compared here: arrays of another device make the library raise.
+        # Fast path (ci/bench/ops.py: cat of ten small tensors): one dtype and an int dim.
+        # The array library checks the rest (shapes, 0-d arrays, the dim's range), and any
+        # error it raises sends the call down the validating path below, which raises
+        # PyTorch's message (or, for legacy 1-D empty tensors, skips them).  Devices are
+        # not compared here: arrays of another device make the library raise.
         if not meta and tensors:
             first = tensors[0]
             dt = first._dtype
             arrays = [t._array for t in tensors if t._dtype is dt]
-            ndim = first._array.ndim
-            if len(arrays) == len(tensors) and ndim and type(dim) is int and -ndim <= dim < ndim:
+            if len(arrays) == len(tensors) and type(dim) is int:
                 try:
-                    return _make(concat(arrays, axis=dim), dt, first._device)
-                except (ValueError, TypeError):
+                    return _make(concat(arrays, dim), dt, first._device)
+                except (ValueError, TypeError, OverflowError):
                     pass
         kept, shape, d, dt, dev = cat_result(tensors, dim)
         if meta:

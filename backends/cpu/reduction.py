@@ -101,9 +101,10 @@ REDUCTIONS: dict[str, tuple[Any, bool]] = {
 # Note [Tiny sums]
 # ``x.sum()`` of a small float32/float64 vector is a hot call (ci/bench/ops.py), and
 # NumPy's add.reduce spends ~0.7 us on its iterator setup whatever the size; a BLAS dot
-# with a cached column of ones takes ~0.3 us (and gives an array, not a NumPy scalar).  Up to _TINY_SUM elements the rounding
-# error of the dot's sequential/SIMD accumulation is of the same order as the pairwise
-# sum's (both a few ulps of the largest term); larger vectors keep add.reduce's pairwise
+# with a cached column of ones takes ~0.3 us (and gives an array, not a NumPy scalar).
+# Up to _TINY_SUM elements the rounding error of the dot's sequential/SIMD accumulation
+# is of the same order as the pairwise sum's (both a few ulps of the largest term);
+# larger vectors keep add.reduce's pairwise
 # summation.  An all-zero result is returned as +0.0, as PyTorch's and add.reduce's sums
 # start from +0 (a dot of [-0.0] gives -0.0).
 _TINY_SUM = 256

@@ -36,6 +36,10 @@ VIEW_FNS: dict[str, Any] = {
 
 # What the array API lacks: unbuffered accumulation at (repeated) indices.
 INDEX_FNS: dict[str, Any] = {"add_at": np.add.at, "multiply_at": np.multiply.at}
+# np.concatenate's C function itself, past the __array_function__ dispatcher that looks
+# for overrides on every input (~0.15 us on ten arrays, ci/bench/ops.py): a tensor's
+# array is an ndarray, and the kernels want NumPy's own concatenation.
+_concatenate = getattr(np.concatenate, "_implementation", np.concatenate)
 
 
 def kernels() -> dict[str, Any]:
@@ -44,6 +48,6 @@ def kernels() -> dict[str, Any]:
     out.update(views.kernels(VIEW_FNS))
     out.update(variants.mutation_kernels(meta=False))
     out.update(indexing.kernels(NS, INDEX_FNS))
-    out.update(joining.kernels(NS, {"diag": np.diag, "concat": np.concatenate}))
+    out.update(joining.kernels(NS, {"diag": np.diag, "concat": _concatenate}))
     out.update(sorting.kernels(NS))
     return rename_all(out, __name__)

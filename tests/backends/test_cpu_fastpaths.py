@@ -1,6 +1,6 @@
 """The CPU kernels' fast paths give the general path's results (Note [Tiny sums],
-Note [Cross-entropy fast path]): same values within rounding, same signs of zero, same
-errors, including the inputs that must leave the fast path."""
+Note [Cross-entropy fast path], cat's fast path): same values within rounding, same signs
+of zero, same errors, including the inputs that must leave the fast path."""
 
 from __future__ import annotations
 
@@ -65,3 +65,32 @@ def test_sum_of_negative_zero_is_positive_zero_as_in_pytorch() -> None:
     assert math.isnan(tt.tensor([math.inf, -math.inf]).sum().item())
     out.add_(1)  # the result is an ordinary writeable tensor, not a view of a cache
     assert float(tt.tensor([-0.0]).sum().item()) == 0.0
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1, -2])
+def test_cat_fast_path_matches_numpy(dim: int) -> None:
+    rng = np.random.default_rng(abs(dim))
+    parts = [rng.random((3, 4), dtype=np.float32) for _ in range(5)]
+    parts.append(rng.random((4, 3), dtype=np.float32).T)  # not C-contiguous
+    got = tt.cat(tuple(tt.from_numpy(p) for p in parts), dim)
+    np.testing.assert_array_equal(got.numpy(), np.concatenate(parts, axis=dim))
+    assert got.dtype is tt.float32
+    mixed = tt.cat([tt.ones(2, dtype=tt.int64), tt.ones(1, dtype=tt.float32)])
+    assert mixed.dtype is tt.float32 and mixed.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_cat_errors_and_legacy_empties_leave_the_fast_path() -> None:
+    a = tt.ones(2, 3)
+    empty = tt.zeros(0)
+    assert tt.cat([empty, a, empty]).shape == (2, 3)  # legacy 1-D empties are skipped
+    assert tt.cat([empty, empty]).shape == (0,)
+    assert tt.cat([a, a], -1).shape == (2, 6)
+    for dim in (2, -3, 2**40, 2**70):
+        with pytest.raises(IndexError, match="Dimension out of range"):
+            tt.cat([a, a], dim)
+    with pytest.raises(RuntimeError, match="zero-dimensional tensor"):
+        tt.cat([tt.tensor(1.0), tt.tensor(2.0)])
+    with pytest.raises(RuntimeError, match="Sizes of tensors must match except in dimension 0"):
+        tt.cat([a, tt.ones(2, 2)])
+    with pytest.raises(RuntimeError, match="same number of dimensions"):
+        tt.cat([a, tt.ones(3)])

@@ -187,6 +187,75 @@ def test_tensor_list_keys_are_used(
     assert optional_op(cpu, zs=(cpu, cpu)) == "cpu"
 
 
+@pytest.fixture
+def list_op(lib: Library) -> OpOverload:
+    """``c(Tensor[] xs, int dim=0)``: a lone leading Tensor[], the call path of ``cat``."""
+    lib.define("c(Tensor[] xs, int dim=0) -> Tensor")
+    lib.impl("c", _const("cpu"), "CPU")
+    lib.impl("c", _const("meta"), "Meta")
+    return _ns(lib).c.default
+
+
+def test_leading_tensor_list_keys_are_the_union(
+    list_op: OpOverload, cpu: FakeTensor, meta: FakeTensor
+) -> None:
+    assert list_op([cpu, cpu]) == "cpu"
+    assert list_op([cpu, meta, cpu]) == "meta"  # a later element's keys count
+    assert list_op([meta, cpu]) == "meta"
+    equal = FakeTensor(int(str(cpu._dispatch_bits)))  # equal bits in another int object
+    assert list_op((cpu, equal)) == "cpu"
+    assert list_op((equal, cpu, meta)) == "meta"
+    assert list_op(xs=[cpu, meta]) == "meta"
+    assert list_op([cpu], 1) == "cpu"
+
+
+def test_leading_tensor_list_odd_arguments(list_op: OpOverload, cpu: FakeTensor) -> None:
+    class Listy(list):  # type: ignore[type-arg]
+        pass
+
+    assert list_op(Listy([cpu])) == "cpu"
+    with pytest.raises(SchemaBindError):
+        list_op(cpu)  # a tensor where the list belongs
+    # A None adds no keys, as on the general path; binding is checked only if the kernel
+    # fails (``_annotate``), and this kernel does not.
+    assert list_op([cpu, None]) == "cpu"
+    with pytest.raises(NotImplementedError, match="no tensor arguments"):
+        list_op([])
+
+
+def test_leading_optional_tensor_list_skips_none(
+    lib: Library, cpu: FakeTensor, meta: FakeTensor
+) -> None:
+    lib.define("d(Tensor?[] xs) -> Tensor")
+    lib.impl("d", _const("cpu"), "CPU")
+    lib.impl("d", _const("meta"), "Meta")
+    op = _ns(lib).d.default
+    assert op([None, cpu]) == "cpu"
+    assert op([cpu, None, meta]) == "meta"
+    with pytest.raises(NotImplementedError, match="no tensor arguments"):
+        op([None])
+
+
+def test_leading_tensor_list_requires_grad_anywhere(lib: Library) -> None:
+    """Note [Grad-only kernels] on the list path: any element's REQUIRES_GRAD_BIT counts."""
+    ran: list[str] = []
+    lib.define("gl(Tensor[] xs) -> Tensor")
+    op = _ns(lib).gl.default
+
+    def autograd(ks: DispatchKeySet, xs: Any) -> Any:
+        ran.append("autograd")
+        return op.redispatch(ks & DispatchKeySet.full_after("AutogradOther"), xs)
+
+    lib.impl("gl", autograd, "Autograd", with_keyset=True, grad_only=True)
+    lib.impl("gl", lambda xs: ran.append("cpu") or "cpu", "CPU")
+    plain, needs_grad = FakeTensor(CPU_BITS), FakeTensor(CPU_BITS | REQUIRES_GRAD_BIT)
+    assert op([plain, plain]) == "cpu"
+    assert ran == ["cpu"]
+    ran.clear()
+    assert op([plain, plain, needs_grad]) == "cpu"
+    assert ran == ["autograd", "cpu"]
+
+
 def test_keyword_tensor_keys_are_used(
     optional_op: OpOverload, cpu: FakeTensor, meta: FakeTensor
 ) -> None:
