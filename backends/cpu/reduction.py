@@ -104,9 +104,8 @@ REDUCTIONS: dict[str, tuple[Any, bool]] = {
 # with a cached column of ones takes ~0.3 us (and gives an array, not a NumPy scalar).
 # Up to _TINY_SUM elements the rounding error of the dot's sequential/SIMD accumulation
 # is of the same order as the pairwise sum's (both a few ulps of the largest term);
-# larger vectors keep add.reduce's pairwise
-# summation.  An all-zero result is returned as +0.0, as PyTorch's and add.reduce's sums
-# start from +0 (a dot of [-0.0] gives -0.0).
+# larger vectors keep add.reduce's pairwise summation.  An all-zero result is returned
+# as +0.0, as PyTorch's and add.reduce's sums start from +0 (a dot of [-0.0] gives -0.0).
 _TINY_SUM = 256
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _ONES: dict[Any, dict[int, np.ndarray]] = {_F32: {}, _F64: {}}  # dtype -> n -> ones((n, 1))
