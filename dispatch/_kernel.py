@@ -26,8 +26,8 @@ class Kernel:
     """One registration: a function at a key, with where it was made.
 
     ``grad_only`` marks an autograd-layer kernel that has work to do only when an
-    argument requires grad; otherwise it would just redispatch below its key.  See
-    Note [Grad-only kernels] in ``_operator.py``.
+    argument requires grad and grad mode is on; otherwise it would just redispatch
+    below its key.  See Note [Grad-only kernels] in ``_operator.py``.
     """
 
     __slots__ = ("fn", "key", "location", "grad_only", "with_keyset")

@@ -159,8 +159,8 @@ class Library:
         With no key it goes to the library's key, else to CompositeImplicitAutograd.
         With ``with_keyset=True`` it is called as ``fn(keyset, *args, **kwargs)``.
         ``grad_only=True`` declares an autograd-layer kernel that only redispatches
-        below its key unless an argument requires grad, so calls where none does skip
-        it (Note [Grad-only kernels] in ``_operator.py``).
+        below its key unless an argument requires grad and grad mode is on, so other
+        calls skip it (Note [Grad-only kernels] in ``_operator.py``).
         """
         self._check_alive("impl")
         if self.ns == "_":

@@ -15,9 +15,12 @@ An autograd-layer kernel that, when no argument requires grad, would only
 redispatch below its own key (the autograd fallback; every autograd formula
 kernel) is registered ``grad_only``.  Tensors that require grad set
 ``REQUIRES_GRAD_BIT`` in their ``_dispatch_bits``, a bit above every runtime key.
-A call whose tensors lack that bit uses ``mask``, where grad-only keys are masked
-out like fallthroughs, and skips a Python frame per layer; a call with it uses
-``grad_mask``, where they are present.  ``redispatch`` onto such a key always runs
+A call whose tensors lack that bit, or made while grad mode is off (``no_grad``,
+a backward pass without ``create_graph``: such a kernel would only redispatch then
+too), uses ``mask``, where grad-only keys are masked out like fallthroughs, and
+skips a Python frame per layer; a call with it in grad mode uses ``grad_mask``,
+where they are present.  Grad mode is a thread-local flag kept with the key sets
+(``_tls.state.grad_enabled``), read only by calls whose tensors require grad.  ``redispatch`` onto such a key always runs
 the kernel, as in PyTorch.  Kernels below receive the same key set either way: the
 skipped key is gone, as it would be after ``ks & full_after(key)``.  The one
 difference PyTorch could show: a with_keyset kernel *above* autograd (autocast)
@@ -225,7 +228,7 @@ class OpOverload:
             bits = self._slow_bits(args, kwargs)
         if self._extractors:
             bits |= self._optional_bits(args, kwargs)
-        if bits > _RUNTIME_BITS:  # REQUIRES_GRAD_BIT: Note [Grad-only kernels]
+        if bits > _RUNTIME_BITS and _tls_state.grad_enabled:  # Note [Grad-only kernels]
             mask = grad_mask
         if _NONDEFAULT[0] & mask:  # Note [Default key sets] in _tls.py
             included, keep = _tls_state.sets
@@ -510,7 +513,7 @@ class _OneTensor(OpOverload):
             bits = args[0]._dispatch_bits
         except (IndexError, AttributeError):
             bits = self._slow_bits(args, kwargs)
-        if bits > _RUNTIME_BITS:
+        if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
             mask = grad_mask
         if _NONDEFAULT[0] & mask:
             included, keep = _tls_state.sets
@@ -541,7 +544,7 @@ class _TwoTensors(OpOverload):
             bits = args[0]._dispatch_bits | args[1]._dispatch_bits
         except (IndexError, AttributeError):
             bits = self._slow_bits(args, kwargs)
-        if bits > _RUNTIME_BITS:
+        if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
             mask = grad_mask
         if _NONDEFAULT[0] & mask:
             included, keep = _tls_state.sets
@@ -585,7 +588,7 @@ class _FirstTensorList(OpOverload):
                 bits = self._optional_bits(args, kwargs)
         else:
             bits = self._optional_bits(args, kwargs)
-        if bits > _RUNTIME_BITS:
+        if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
             mask = grad_mask
         if _NONDEFAULT[0] & mask:
             included, keep = _tls_state.sets
@@ -737,7 +740,7 @@ def _traced_call(self: OpOverload, /, *args: Any, **kwargs: Any) -> Any:
                 bits |= getattr(t, "_dispatch_bits", 0)
         else:
             bits |= getattr(v, "_dispatch_bits", 0)
-    if bits > _RUNTIME_BITS:
+    if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
         mask = grad_mask
     ks = (bits | _tls_state.included) & _tls_state.keep & mask
     _trace("call", self, ks)

@@ -51,6 +51,11 @@ class _State(threading.local):
     sets: tuple[int, int] = (DEFAULT_INCLUDED, DEFAULT_KEEP)
     # Whether the sets differ from the defaults beyond autocast keys (Note [Default key sets]).
     beyond_autocast: bool = False
+    # Grad mode (c10 keeps GradMode beside the key sets too).  ``tensor.autograd``'s
+    # guards write it; the call path reads it to skip grad-only kernels while it is off
+    # (Note [Grad-only kernels] in _operator.py).
+    grad_enabled: bool = True
+    inference: bool = False
 
     @property
     def included(self) -> int:

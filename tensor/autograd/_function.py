@@ -181,7 +181,7 @@ class Function:
             out = type(out)(fixed) if isinstance(out, (tuple, list)) else fixed[0]
         if separate:
             cls.setup_context(ctx, args, out)
-        if _grad_mode.state.enabled and any(ctx.needs_input_grad):
+        if _grad_mode.state.grad_enabled and any(ctx.needs_input_grad):
             _attach(cls.__name__, cls.backward, ctx, args, out)
         return out
 
@@ -198,7 +198,7 @@ def autograd_kernel_from_backward(
 
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
         out = op.redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
-        if not _grad_mode.state.enabled:
+        if not _grad_mode.state.grad_enabled:
             return out
         bound = schema.bind(args, kwargs, op_name=op.name)
         inputs = [bound[n] for n in names]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -32,12 +31,9 @@ __all__ = [
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _State(threading.local):
-    enabled: bool = True
-    inference: bool = False
-
-
-state = _State()
+# The flag is the dispatcher's (``state.grad_enabled``): its call path skips grad-only
+# kernels while grad mode is off (Note [Grad-only kernels] in dispatch/_operator.py).
+state = dispatch._tls.state
 
 
 def is_grad_enabled() -> bool:
@@ -47,7 +43,7 @@ def is_grad_enabled() -> bool:
     ...     is_grad_enabled()
     False
     """
-    return state.enabled
+    return state.grad_enabled
 
 
 def is_inference_mode_enabled() -> bool:
@@ -114,22 +110,22 @@ class set_grad_enabled(_Guard):  # noqa: N801 - PyTorch's spelling
     guard or decorator the previous mode is restored on exit."""
 
     def __init__(self, mode: bool) -> None:
-        self.prev = state.enabled
+        self.prev = state.grad_enabled
         self.mode = bool(mode)
-        state.enabled = self.mode
+        state.grad_enabled = self.mode
 
     def clone(self) -> set_grad_enabled:
         return set_grad_enabled(self.mode)
 
     def __call__(self, fn: F) -> F:
-        state.enabled = self.prev  # decorating must not change the mode now
+        state.grad_enabled = self.prev  # decorating must not change the mode now
         return super().__call__(fn)
 
     def _enter(self) -> None:
-        state.enabled = self.mode
+        state.grad_enabled = self.mode
 
     def _exit(self) -> None:
-        state.enabled = self.prev
+        state.grad_enabled = self.prev
 
 
 class no_grad(_Guard):  # noqa: N801
@@ -143,22 +139,22 @@ class no_grad(_Guard):  # noqa: N801
     """
 
     def _enter(self) -> None:
-        self.prev = state.enabled
-        state.enabled = False
+        self.prev = state.grad_enabled
+        state.grad_enabled = False
 
     def _exit(self) -> None:
-        state.enabled = self.prev
+        state.grad_enabled = self.prev
 
 
 class enable_grad(_Guard):  # noqa: N801
     """Enable grad mode in a block or function (inside ``no_grad``)."""
 
     def _enter(self) -> None:
-        self.prev = state.enabled
-        state.enabled = True
+        self.prev = state.grad_enabled
+        state.grad_enabled = True
 
     def _exit(self) -> None:
-        state.enabled = self.prev
+        state.grad_enabled = self.prev
 
 
 _INFERENCE_EXCLUDED = (DispatchKey.Autograd, DispatchKey.ADInplaceOrView)
@@ -174,10 +170,10 @@ class inference_mode(_Guard):  # noqa: N801
         return inference_mode(self.mode)
 
     def _enter(self) -> None:
-        self.prev = (state.enabled, state.inference)
+        self.prev = (state.grad_enabled, state.inference)
         self._guard = None
         if self.mode:
-            state.enabled = False
+            state.grad_enabled = False
             state.inference = True
             self._guard = dispatch.exclude_keys(*_INFERENCE_EXCLUDED)
             self._guard.__enter__()
@@ -185,4 +181,4 @@ class inference_mode(_Guard):  # noqa: N801
     def _exit(self) -> None:
         if self._guard is not None:
             self._guard.__exit__(None, None, None)
-        state.enabled, state.inference = self.prev
+        state.grad_enabled, state.inference = self.prev

@@ -115,8 +115,8 @@ class AccumulateGrad(Node):
             # inputs) or be a stride-0 expansion, so .grad gets its own contiguous copy
             # (PyTorch clones unless it can steal an unshared buffer).  Detached unless
             # building a higher-order graph (PyTorch's rule).
-            var.grad = grad.clone() if _grad_mode.state.enabled else grad.detach().clone()
-        elif _grad_mode.state.enabled:
+            var.grad = grad.clone() if _grad_mode.state.grad_enabled else grad.detach().clone()
+        elif _grad_mode.state.grad_enabled:
             var.grad = var.grad + grad
         else:
             var.grad = var.grad + grad.detach()

@@ -179,7 +179,7 @@ class OpNode(Node):
 
     def _unpack(self) -> Any:
         """The saved outputs; under create_graph, as outputs of this node again."""
-        if not _grad_mode.state.enabled:
+        if not _grad_mode.state.grad_enabled:
             return self.out
         restored = []
         for nr, t in enumerate(_outputs(self.out)):
@@ -275,7 +275,7 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
 
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
         out = redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
-        if not grad_state.enabled:
+        if not grad_state.grad_enabled:
             return out
         inputs = _collect(schema, args, kwargs)
         if not any(t is not None and t.requires_grad for t in inputs):
@@ -322,7 +322,7 @@ def _inplace_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
     spec = _saved_spec(formula)
 
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
-        if not grad_state.enabled:
+        if not grad_state.grad_enabled:
             return redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
         inputs = _collect(schema, args, kwargs)
         self = inputs[0]
@@ -508,7 +508,7 @@ class _NotImplementedNode(Node):
 
 def _warn_fallback(keyset: DispatchKeySet, op: OpOverload, /, *args: Any, **kwargs: Any) -> Any:
     # A backend fallback sees every tensor type: use only the dispatch protocol here.
-    if _grad_mode.state.enabled:
+    if _grad_mode.state.grad_enabled:
         inputs = _collect(op.schema, args, kwargs)
         if any(getattr(t, "_dispatch_bits", 0) & REQUIRES_GRAD_BIT for t in inputs):
             _refuse_out(op)

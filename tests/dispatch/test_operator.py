@@ -6,6 +6,7 @@ Expected outcomes are PyTorch 2.13's (SEMANTICS.md §3, §5, §6, §9), written 
 from __future__ import annotations
 
 import pickle
+import threading
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from dispatch import (
     OpOverload,
     OpOverloadPacket,
     SchemaBindError,
+    _tls,
     dump_table,
     exclude_keys,
     explain,
@@ -580,6 +582,24 @@ def test_grad_only_kernel_runs_only_when_an_argument_requires_grad(lib: Any) -> 
     assert "(an argument requires grad)" in text and "1. AutogradCPU" in text
     assert "backend fallback, grad-only" not in dump_table_row(op, "AutogradCPU")
     assert dump_table_row(op, "AutogradCPU").endswith("Autograd, grad-only")
+    # Grad mode off (the dispatcher's thread-local flag): skipped again, but still run
+    # on an explicit redispatch; another thread keeps its own mode.
+    ran.clear()
+    _tls.state.grad_enabled = False
+    try:
+        assert op(needs_grad) == "cpu"
+        assert ran == [DispatchKeySet("CPU")]
+        assert "1. CPU" in explain(op, needs_grad)
+        ran.clear()
+        op.redispatch(DispatchKeySet(["AutogradCPU", "CPU"]), needs_grad)
+        assert ran == ["autograd", DispatchKeySet("CPU")]
+        ran.clear()
+        worker = threading.Thread(target=op, args=(needs_grad,))
+        worker.start()
+        worker.join()
+        assert ran == ["autograd", DispatchKeySet("CPU")]
+    finally:
+        _tls.state.grad_enabled = True
 
 
 def dump_table_row(op: Any, key: str) -> str:
