@@ -44,6 +44,7 @@ from ._keys import (
     DispatchKey,
     DispatchKeySet,
     key_for_slot,
+    keyset_from_bits,
     parse_key,
 )
 from ._schema import FunctionSchema, SchemaBindError
@@ -65,7 +66,7 @@ _NUM_SLOTS = NUM_RUNTIME_KEYS + 1
 _RUNTIME_BITS = (1 << NUM_RUNTIME_KEYS) - 1
 # Set in a tensor's _dispatch_bits when it requires grad: Note [Grad-only kernels].
 REQUIRES_GRAD_BIT = 1 << NUM_RUNTIME_KEYS
-_from_bits = DispatchKeySet.from_bits
+_from_bits = keyset_from_bits
 _tls_state = _tls.state
 _NONDEFAULT = _tls.NONDEFAULT
 _DEFAULT_INCLUDED = _tls.DEFAULT_INCLUDED

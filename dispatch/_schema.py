@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, NoReturn
 
@@ -291,6 +291,14 @@ class FunctionSchema:
         {'xs': [1, 2], 'keep': False}
         """
         return self._binder.bind(args, kwargs or {}, op_name)
+
+    @functools.cached_property
+    def bind_trusted(
+        self,
+    ) -> Callable[[tuple[object, ...], Mapping[str, object]], dict[str, object]]:
+        """``bind(args, kwargs)`` without the type checks, for a call already known to fit
+        (its operator ran): the autograd layer binds each call it records with it."""
+        return self._binder.bind_trusted
 
     def check(
         self,

@@ -572,6 +572,19 @@ class Binder:
             out[VARARGS_KEY] = extra
         return out
 
+    def bind_trusted(
+        self, args: tuple[object, ...], kwargs: Mapping[str, object]
+    ) -> dict[str, object]:
+        """``bind`` for a call known to fit: positional values zipped with their names and
+        the defaults' tail added, without the per-argument checks."""
+        if not kwargs and not self.is_vararg and len(args) <= self.num_positional:
+            tail = self._tails[len(args)]
+            if tail is not None:
+                out = dict(zip(self.names, args, strict=False))
+                out.update(tail)
+                return out
+        return self.bind(args, kwargs, None)
+
     # Error path: everything below runs only when a call does not fit.
 
     def _argument(self, i: int) -> str:

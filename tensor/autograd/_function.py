@@ -95,10 +95,7 @@ class BackwardNode(Node):
         self.backward_fn = backward_fn
         self.ctx = ctx
         self.outs = outs
-
-    @property
-    def num_outputs(self) -> int:
-        return len(self.outs)
+        self._num_outputs = len(outs)
 
     def name(self) -> str:
         return f"{self.fn_name}Backward"

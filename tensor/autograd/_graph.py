@@ -22,6 +22,7 @@ import heapq
 import itertools
 import weakref
 from collections.abc import Callable, Sequence
+from sys import getrefcount
 from typing import Any
 
 from . import _grad_mode
@@ -29,6 +30,7 @@ from . import _grad_mode
 __all__ = ["AccumulateGrad", "Node", "run_backward"]
 
 _sequence = itertools.count()
+new_seq = _sequence.__next__  # a node's sequence number: later nodes run first
 
 
 class Node:
@@ -37,21 +39,25 @@ class Node:
     __slots__ = (
         "__weakref__",
         "_freed",
+        "_num_outputs",
         "_post_hooks",
         "_pre_hooks",
         "_retain_hooks",
+        "_view_version",  # the view output's version when made (see _layer._edge), or None
         "next_functions",
         "seq",
     )
 
     def __init__(self, next_functions: tuple[tuple[Node | None, int], ...]) -> None:
         self.next_functions = next_functions
-        self.seq = next(_sequence)
+        self.seq = new_seq()
         self._freed = False
+        self._num_outputs = 1
         self._pre_hooks: list[Callable[..., Any]] | None = None
         self._post_hooks: list[Callable[..., Any]] | None = None
         # retain_grad's hooks run after every other pre-hook, as in PyTorch.
         self._retain_hooks: list[Callable[..., Any]] | None = None
+        self._view_version: int | None = None
 
     def name(self) -> str:
         return type(self).__name__
@@ -61,7 +67,7 @@ class Node:
 
     @property
     def num_outputs(self) -> int:
-        return 1
+        return self._num_outputs
 
     def apply(self, grads: list[Any]) -> Sequence[Any]:
         """Gradients of the inputs (one per ``next_functions`` entry) from those of the
@@ -96,6 +102,60 @@ class Node:
         self._pre_hooks.append(fn)
 
 
+# Note [Stealing gradients]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# A leaf's first gradient becomes its ``.grad``.  PyTorch's AccumulateGrad stores the
+# incoming tensor itself ("steals" it) when nothing else can see it (use_count within
+# what the engine holds) and its layout fits; otherwise it clones, because a gradient
+# may alias another leaf's (``add`` passes one tensor to both inputs), a user's tensor
+# (``backward(gradient=g)``, a hook's return), or be a stride-0 expansion, and ``.grad``
+# may later be written in place.  We do the same with CPython reference counts: the
+# engine drops its own references first (``_run``), so a gradient is stolen only when
+# the AccumulateGrad call's argument list and locals are all that hold the tensor and
+# its array (``_STEALABLE_REFS``), the array owns its memory and is C-contiguous, and
+# grad mode is off (under create_graph the gradient has history to keep).  It saves a
+# copy per parameter per step (ci/bench/autograd.py).
+def _stealable(grad: Any, var: Any) -> bool:
+    array = grad._array
+    return (
+        getrefcount(grad) <= _STEALABLE_REFS
+        and grad._base is None
+        and getattr(array, "base", 0) is None
+        and getrefcount(array) <= _ARRAY_REFS
+        and grad._dtype is var._dtype
+        and grad._device == var._device
+        and array.shape == var._array.shape
+        and array.flags.c_contiguous
+    )
+
+
+def _refs_in_apply(grads: list[Any]) -> int:
+    grad = grads[0]  # as in AccumulateGrad.apply
+    return _refs_of(grad)
+
+
+def _refs_of(grad: Any) -> int:
+    return getrefcount(grad)  # as in _stealable
+
+
+class _Holder:
+    __slots__ = ("_array",)
+
+
+def _array_refs(holder: _Holder) -> int:
+    array = holder._array  # as in _stealable
+    return getrefcount(array)
+
+
+# The reference counts of an unshared gradient and array at the checks, measured on
+# this interpreter rather than assumed (they are implementation details of CPython).
+_STEALABLE_REFS = _refs_in_apply([object()])
+_probe = _Holder()
+_probe._array = object()
+_ARRAY_REFS = _array_refs(_probe)
+del _probe
+
+
 class AccumulateGrad(Node):
     """The node of a leaf that requires grad: adds incoming gradients to ``.grad``."""
 
@@ -110,13 +170,19 @@ class AccumulateGrad(Node):
         if grad is None:
             return ()
         var = self.variable
+        enabled = _grad_mode.state.grad_enabled
         if var.grad is None:
-            # A gradient may alias another leaf's (``add`` passes the same one to both
-            # inputs) or be a stride-0 expansion, so .grad gets its own contiguous copy
-            # (PyTorch clones unless it can steal an unshared buffer).  Detached unless
-            # building a higher-order graph (PyTorch's rule).
-            var.grad = grad.clone() if _grad_mode.state.grad_enabled else grad.detach().clone()
-        elif _grad_mode.state.grad_enabled:
+            # Detached unless building a higher-order graph (PyTorch's rule); its own
+            # copy unless it can be stolen (Note [Stealing gradients]).
+            if enabled:
+                var.grad = grad.clone()
+            elif _stealable(grad, var):
+                var.grad = (
+                    grad if grad.grad_fn is None and not grad.requires_grad else grad.detach()
+                )
+            else:
+                var.grad = grad.detach().clone()
+        elif enabled:
             var.grad = var.grad + grad
         else:
             var.grad = var.grad + grad.detach()
@@ -150,6 +216,12 @@ def _prepare_grads(node: Node, grads: list[Any]) -> list[Any]:
     return grads
 
 
+def _has_pre_hooks(node: Node) -> bool:
+    if node._pre_hooks or node._retain_hooks:
+        return True
+    return type(node) is AccumulateGrad and bool(getattr(node.variable, "_hooks", None))
+
+
 def run_backward(
     roots: Sequence[tuple[Any, Any]],
     *,
@@ -169,91 +241,129 @@ def run_backward(
                 "element 0 of tensors does not require grad and does not have a grad_fn"
             )
         root_edges.append((node, t._output_nr if t.grad_fn is not None else 0, g))
+    roots = ()  # the caller's list still holds the root gradients; we need not
 
     # Where gradients are captured: (node, output_nr) -> index into ``inputs``.
-    captures: dict[tuple[int, int], int] = {}
+    captures: dict[tuple[Node, int], int] = {}
     for i, t in enumerate(inputs or ()):
         node = _edge_node(t)
         if node is None:
             raise RuntimeError(
                 f"One of the differentiated Tensors (input {i}) does not require grad"
             )
-        captures[(id(node), t._output_nr if t.grad_fn is not None else 0)] = i
+        captures[(node, t._output_nr if t.grad_fn is not None else 0)] = i
     captured: list[Any] = [None] * len(inputs or ())
-    wanted = {node_id for node_id, _ in captures}
 
-    # Count dependencies among the nodes reachable from the roots (iteratively), and
-    # keep only those that lead to a wanted node when inputs were given.
-    deps: dict[int, int] = {}
-    nodes: dict[int, Node] = {}
-    children: dict[int, list[Node]] = {}
-    # One entry per distinct root node: two roots on one node (``a, b = x.split(2)``)
-    # must not count its edges twice.
-    stack = list({id(n): n for n, _, _ in root_edges}.values())
-    for n in stack:
-        nodes[id(n)] = n
+    # Count each node's incoming edges among the nodes reachable from the roots
+    # (iteratively: graphs of any depth).  One entry per distinct root node: two roots
+    # on one node (``a, b = x.split(2)``) must not count its edges twice.  Nodes are
+    # dict keys by identity.
+    start = list(dict.fromkeys(n for n, _, _ in root_edges))
+    deps: dict[Node, int] = dict.fromkeys(start, 0)
+    stack = list(start)
     order: list[Node] = []
-    seen: set[int] = {id(n) for n in stack}
     while stack:
         n = stack.pop()
         order.append(n)
-        kids = [nxt for nxt, _ in n.next_functions if nxt is not None]
-        children[id(n)] = kids
-        for nxt in kids:
-            deps[id(nxt)] = deps.get(id(nxt), 0) + 1
-            if id(nxt) not in seen:
-                seen.add(id(nxt))
-                nodes[id(nxt)] = nxt
-                stack.append(nxt)
-    needed: set[int] | None = None
+        for nxt, _ in n.next_functions:
+            if nxt is not None:
+                count = deps.get(nxt)
+                if count is None:
+                    deps[nxt] = 1
+                    stack.append(nxt)
+                else:
+                    deps[nxt] = count + 1
+    needed: set[Node] | None = None
     if inputs is not None:
         # A node is needed if a wanted node is reachable from it: sweep in reverse
         # topological order (children before parents) via sequence numbers.
+        wanted = {node for node, _ in captures}
         needed = set()
-        for n in sorted(order, key=lambda n: n.seq):
-            if id(n) in wanted or any(id(k) in needed for k in children[id(n)]):
-                needed.add(id(n))
+        for n in sorted(order, key=_seq_of):
+            if n in wanted or any(k in needed for k, _ in n.next_functions if k is not None):
+                needed.add(n)
+    del order
 
-    buffers: dict[int, list[Any]] = {}
-    ready: list[tuple[int, int, Node]] = []
+    buffers: dict[Node, list[Any]] = {}
     for node, nr, g in root_edges:
-        buf = buffers.setdefault(id(node), [None] * node.num_outputs)
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node._num_outputs
         buf[nr] = _sum(buf[nr], g)
-    for node in {id(n): n for n, _, _ in root_edges}.values():
-        if deps.get(id(node), 0) == 0:
-            heapq.heappush(ready, (-node.seq, id(node), node))
-
+    ready = [(-n.seq, n) for n in start if deps[n] == 0]
+    heapq.heapify(ready)
+    del root_edges, start
     with _grad_mode.set_grad_enabled(create_graph):
-        while ready:
-            _, _, node = heapq.heappop(ready)
-            grads = buffers.pop(id(node), [None] * node.num_outputs)
-            run = needed is None or id(node) in needed
-            if run:
-                grads = _prepare_grads(node, grads)  # tensor hooks come before capture
+        _run(ready, deps, buffers, captures, captured, needed, accumulate, retain_graph)
+    return captured
+
+
+def _seq_of(n: Node) -> int:
+    return n.seq
+
+
+def _run(
+    ready: list[tuple[int, Node]],
+    deps: dict[Node, int],
+    buffers: dict[Node, list[Any]],
+    captures: dict[tuple[Node, int], int],
+    captured: list[Any],
+    needed: set[Node] | None,
+    accumulate: bool,
+    retain_graph: bool,
+) -> None:
+    """The engine loop: run ready nodes, latest first (PyTorch's order), routing each
+    node's input gradients to the buffers of the nodes they flow into."""
+    pop, push = heapq.heappop, heapq.heappush
+    while ready:
+        node = pop(ready)[1]
+        grads = buffers.pop(node, None)
+        buf: list[Any] | None
+        if grads is None:
+            grads = [None] * node._num_outputs
+        run = needed is None or node in needed
+        if run and _has_pre_hooks(node):
+            grads = _prepare_grads(node, grads)  # tensor hooks come before capture
+        if captures:
             for nr, g in enumerate(grads):
-                slot = captures.get((id(node), nr))
+                slot = captures.get((node, nr))
                 if slot is not None:
                     captured[slot] = _sum(captured[slot], g)
-            if run and not (not accumulate and isinstance(node, AccumulateGrad)):
-                node.check_not_freed()
-                grad_inputs = node.apply(grads) if any(g is not None for g in grads) else ()
-                for hook in node._post_hooks or ():
-                    hook(tuple(grad_inputs), tuple(grads))
-                if not retain_graph:
-                    node.release()
+        edges = node.next_functions
+        if run and (accumulate or type(node) is not AccumulateGrad):
+            for g in grads:
+                if g is not None:
+                    g = None  # no reference of ours may stay (Note [Stealing gradients])
+                    grad_inputs = node.apply(grads)
+                    break
             else:
                 grad_inputs = ()
-            for i, (nxt, nr) in enumerate(node.next_functions):
-                if nxt is None:
-                    continue
-                g = grad_inputs[i] if i < len(grad_inputs) else None
+            if node._post_hooks:
+                for hook in node._post_hooks:
+                    hook(tuple(grad_inputs), tuple(grads))
+            if not retain_graph:
+                node.release()
+        else:
+            grad_inputs = ()
+        grads = None
+        n_in = len(grad_inputs)
+        for i, (nxt, nr) in enumerate(edges):
+            if nxt is None:
+                continue
+            if i < n_in:
+                g = grad_inputs[i]
                 if g is not None:
-                    buf = buffers.setdefault(id(nxt), [None] * nxt.num_outputs)
-                    buf[nr] = _sum(buf[nr], g)
-                deps[id(nxt)] -= 1
-                if deps[id(nxt)] == 0:
-                    heapq.heappush(ready, (-nxt.seq, id(nxt), nxt))
-    return captured
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * nxt._num_outputs
+                        buf[nr] = g
+                    else:
+                        buf[nr] = _sum(buf[nr], g)
+            count = deps[nxt] - 1
+            deps[nxt] = count
+            if count == 0:
+                push(ready, (-nxt.seq, nxt))
+        g = grad_inputs = buf = None
 
 
 def _edge_node(t: Any) -> Node | None:

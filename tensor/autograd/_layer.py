@@ -39,10 +39,18 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from dispatch import REQUIRES_GRAD_BIT, DispatchKey, DispatchKeySet, Library, OpOverload, ops
+from dispatch import (
+    REQUIRES_GRAD_BIT,
+    DispatchKey,
+    DispatchKeySet,
+    Library,
+    OpOverload,
+    ops,
+)
+from dispatch._keys import keyset_from_bits
 
 from . import _grad_mode
-from ._graph import Node, _edge_node
+from ._graph import Node, grad_accumulator, new_seq
 
 __all__ = [
     "CopySlices",
@@ -54,6 +62,10 @@ __all__ = [
 ]
 
 AFTER_AUTOGRAD = DispatchKeySet.full_after(DispatchKey.AutogradOther)
+_AFTER_BITS = AFTER_AUTOGRAD.bits
+_FLOAT_KIND = 2  # tensor._dtype.FLOAT; COMPLEX (3) is above it
+_NO_EDGE: tuple[None, int] = (None, 0)
+_new = object.__new__
 Formula = Callable[[Any, dict[str, Any], Any], Sequence[Any]]
 
 
@@ -61,8 +73,7 @@ def _is_differentiable(t: Any) -> bool:
     """A tensor whose dtype can carry gradients (floating point or complex)."""
     if getattr(t, "_dispatch_bits", None) is None:
         return False
-    d = t.dtype
-    return d.is_floating_point or d.is_complex
+    return t._dtype.kind >= _FLOAT_KIND  # type: ignore[no-any-return]
 
 
 def _outputs(out: Any) -> tuple[Any, ...]:
@@ -76,7 +87,6 @@ def mark_requires_grad(out: Any, node: Node, skip: frozenset[int] = frozenset())
         if _is_differentiable(t) and id(t) not in skip:
             t.grad_fn = node
             t._output_nr = nr
-            t._requires_grad = True
             t._dispatch_bits |= REQUIRES_GRAD_BIT
 
 
@@ -97,12 +107,12 @@ def _edge(t: Any) -> tuple[Node | None, int]:
     its ``grad_fn`` was made (a write through another view, or to its base) first gets
     a new one that reads it from the base's current history, as PyTorch regenerates
     view ``grad_fn``s."""
-    if t is None or not t.requires_grad:
-        return (None, 0)
+    if t is None or not t._dispatch_bits & REQUIRES_GRAD_BIT:
+        return _NO_EDGE
     fn = t.grad_fn
     if fn is None:
-        return (_edge_node(t), 0)
-    stale = getattr(fn, "_view_version", None)
+        return (grad_accumulator(t), 0)
+    stale = fn._view_version
     if stale is not None and stale != t._version and t._base is not None:
         base = t._base
         if base.grad_fn is not None:
@@ -116,7 +126,7 @@ def _edge(t: Any) -> tuple[Node | None, int]:
 class OpNode(Node):
     """The backward of one operator call: its formula applied to the saved call."""
 
-    __slots__ = ("_num_outputs", "_view_version", "bound", "formula", "op", "out", "versions")
+    __slots__ = ("bound", "formula", "op", "out", "versions")
 
     def __init__(
         self,
@@ -124,36 +134,51 @@ class OpNode(Node):
         formula: Formula,
         bound: dict[str, Any],
         out: Any,
-        inputs: list[Any],
+        inputs: Sequence[Any],
         saved: list[Any] | None = None,
     ) -> None:
-        super().__init__(tuple(_edge(t) for t in inputs))
+        # Node's fields, set here rather than through super().__init__: every recorded
+        # call makes one of these (Note [Recording cost]).
+        self.next_functions = tuple([_edge(t) for t in inputs])
+        self.seq = new_seq()
+        self._freed = False
+        self._pre_hooks = self._post_hooks = self._retain_hooks = None
         self._view_version = None
         self.op = op
         self.formula = formula
         self.bound = bound
         # Saved without their grad_fn (this node), so node and outputs form no reference
         # cycle; ``_unpack`` re-attaches the node for double backward (PyTorch's
-        # SavedVariable does the same).
-        self.out = _save_outputs(out)
-        self._num_outputs = len(_outputs(out))
-        # The tensors whose values the formula reads, with their versions now.  An
-        # output is checked through its saved copy (same data, same version counter),
-        # never held itself: that would be the cycle ``_save_outputs`` avoids.
-        checked = inputs if saved is None else saved
-        saved_copy = {id(o): c for o, c in zip(_outputs(out), _outputs(self.out), strict=True)}
-        self.versions = [(saved_copy.get(id(t), t), t._version) for t in checked if t is not None]
-
-    @property
-    def num_outputs(self) -> int:
-        return self._num_outputs
+        # SavedVariable does the same).  The tensors whose values the formula reads are
+        # kept with their versions now; an output is checked through its saved copy (same
+        # data, same version counter), never held itself: that would be the cycle.
+        versions = []
+        if type(out) is tuple or type(out) is list or not _is_tensor(out):
+            self.out = saved_out = _save_outputs(out)
+            self._num_outputs = len(_outputs(out))
+            copies = {id(o): c for o, c in zip(_outputs(out), _outputs(saved_out), strict=True)}
+            for t in inputs if saved is None else saved:
+                if t is not None:
+                    t = copies.get(id(t), t)
+                    versions.append((t, t._version))
+        else:
+            self.out = saved_out = out.detach()
+            self._num_outputs = 1
+            for t in inputs if saved is None else saved:
+                if t is not None:
+                    if t is out:
+                        t = saved_out
+                    counter = t._version_counter
+                    versions.append((t, 0 if counter is None else counter[0]))
+        self.versions = versions
 
     def name(self) -> str:
         base = self.op.name.split("::", 1)[1].split(".", 1)[0]
         return "".join(part.capitalize() for part in base.split("_")) + "Backward0"
 
     def apply(self, grads: list[Any]) -> Sequence[Any]:
-        self.check_not_freed()
+        if self._freed:
+            self.check_not_freed()
         for t, version in self.versions:
             if t._version != version:
                 raise RuntimeError(
@@ -164,23 +189,19 @@ class OpNode(Node):
                     f"that modified it came after this one; clone() the tensor before "
                     f"modifying it in place."
                 )
-        out = self._unpack()
-        outs = _outputs(out)
+        out = self._unpack() if _grad_mode.state.grad_enabled else self.out
         if self._num_outputs == 1:
             grad = grads[0]
         else:
             # Outputs that got no gradient contribute zeros (PyTorch materializes them).
             grad = tuple(
                 g if g is not None or not _is_differentiable(o) else zeros_like(o)
-                for g, o in zip(grads, outs, strict=True)
+                for g, o in zip(grads, _outputs(out), strict=True)
             )
-        result = self.formula(grad, self.bound, out)
-        return list(result)
+        return self.formula(grad, self.bound, out)
 
     def _unpack(self) -> Any:
-        """The saved outputs; under create_graph, as outputs of this node again."""
-        if not _grad_mode.state.grad_enabled:
-            return self.out
+        """The saved outputs, as outputs of this node again (for create_graph)."""
         restored = []
         for nr, t in enumerate(_outputs(self.out)):
             if _is_differentiable(t):
@@ -198,7 +219,7 @@ class OpNode(Node):
         return restored[0]
 
     def release(self) -> None:
-        super().release()
+        self._freed = True
         self.bound = {}
         self.out = None
         self.versions = []
@@ -246,12 +267,15 @@ def _wanted(bound: dict[str, Any], condition: str) -> bool:
 
 def _saved_tensors(spec: Spec, bound: dict[str, Any], out: Any, skip: str = "") -> list[Any]:
     names, result = spec
-    found = [
-        t
-        for n, condition in names
-        if n != skip and _wanted(bound, condition)
-        for t in _tensors(bound.get(n))
-    ]
+    found = []
+    for n, condition in names:
+        if n == skip or (condition and not _wanted(bound, condition)):
+            continue
+        v = bound.get(n)
+        if type(v) is list or type(v) is tuple:
+            found.extend(t for t in v if getattr(t, "_dispatch_bits", None) is not None)
+        elif getattr(v, "_dispatch_bits", None) is not None:
+            found.append(v)
     if result:
         found.extend(_tensors(out))
     return found
@@ -263,6 +287,17 @@ def _reads_self(spec: Spec | None, bound: dict[str, Any]) -> bool:
     return any(n == "self" and _wanted(bound, c) for n, c in spec[0])
 
 
+# Note [Recording cost]
+# ~~~~~~~~~~~~~~~~~~~~~
+# A recorded call pays for what PyTorch pays in C++: the node, its edges, the saved
+# values and their versions, marking the outputs.  In Python each of those is a few
+# hundred ns, so the kernel keeps to one pass over each: tensor arguments that lead the
+# schema (``self``, ``other``: most operators) are a slice of ``args``; binding skips
+# the type checks (the operator already ran: ``bind_trusted``); a single tensor output
+# is marked inline; the key set below autograd is made from bits.  ci/bench/autograd.py
+# shows the result as "forward ... requires_grad / without".
+
+
 def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
     """The Autograd-key kernel of ``op`` (with_keyset, grad-only)."""
     _WITH_FORMULA.add(op.name.split(".", 1)[0])
@@ -272,20 +307,38 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
     redispatch = op.redispatch
     grad_state = _grad_mode.state
     spec = _saved_spec(formula)
+    bind = schema.bind_trusted
+    specs = schema.tensor_arg_indices
+    # How many tensor arguments lead the schema, if they are all plain Tensors; else -1.
+    lead = len(specs)
+    if any(i != k or kind != "tensor" for k, (i, _, kind) in enumerate(specs)):
+        lead = -1
 
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
-        out = redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
+        out = redispatch(keyset_from_bits(keyset._bits & _AFTER_BITS), *args, **kwargs)
         if not grad_state.grad_enabled:
             return out
-        inputs = _collect(schema, args, kwargs)
-        if not any(t is not None and t.requires_grad for t in inputs):
+        inputs = args[:lead] if 0 <= lead <= len(args) else _collect(schema, args, kwargs)
+        for t in inputs:
+            if t is not None and t._dispatch_bits & REQUIRES_GRAD_BIT:
+                break
+        else:
             return out
-        bound = schema.bind(args, kwargs, op_name=op.name)
+        bound = bind(args, kwargs)
         saved = None if spec is None else _saved_tensors(spec, bound, out)
         node = OpNode(op, formula, bound, out, inputs, saved)
+        dt = getattr(out, "_dtype", None)  # None: a tuple or list of outputs
+        if dt is not None:
+            if dt.kind >= _FLOAT_KIND:
+                out.grad_fn = node
+                out._output_nr = 0
+                out._dispatch_bits |= REQUIRES_GRAD_BIT
+            if out._base is not None:  # a view: see _edge
+                node._view_version = out._version
+            return out
         mark_requires_grad(out, node)
-        first = out[0] if isinstance(out, (tuple, list)) and out else out
-        if getattr(first, "_base", None) is not None:  # a view: see _edge
+        first = out[0] if out else None
+        if getattr(first, "_base", None) is not None:
             node._view_version = first._version
         return out
 
@@ -448,7 +501,7 @@ class CopySlices(Node):
 class _ViewOfBaseNode(Node):
     """A view's node after a write through it: its elements, read back from the base."""
 
-    __slots__ = ("_view_version", "positions", "shape")
+    __slots__ = ("positions", "shape")
 
     def __init__(self, base: Any, positions: Any, version: int) -> None:
         super().__init__(((base.grad_fn, base._output_nr),))

@@ -303,6 +303,45 @@ def test_roots_sharing_a_node_and_grads_that_alias() -> None:
     assert close(r.grad, [0.0, 0.0])
 
 
+def test_leaf_gradients_are_stolen_only_when_nothing_else_holds_them() -> None:
+    """Note [Stealing gradients]: a fresh gradient becomes ``.grad`` without a copy; one
+    that another leaf, the caller or a view can see is copied."""
+    calls: list[str] = []
+
+    class Count(dispatch.DispatchMode):
+        def __dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            calls.append(func.name)
+            return func(*args, **(kwargs or {}))
+
+    def copies(loss: tt.Tensor, *args: Any) -> int:
+        calls.clear()
+        with Count():
+            loss.backward(*args)
+        return calls.count("core::_to_copy")
+
+    ones = tt.ones(2, dtype=tt.float64)
+    w = leaf([[1.0, 2.0], [3.0, 4.0]])
+    x = tt.tensor([[1.0, 0.5]], dtype=tt.float64)
+    assert copies(x @ w, tt.ones(1, 2, dtype=tt.float64)) == 0  # mm's own result
+    assert close(w.grad, [[1.0, 1.0], [0.5, 0.5]])
+    p, q = leaf([1.0, 1.0]), leaf([2.0, 2.0])
+    assert copies((p + q) * 2, ones) == 1  # add passes one tensor to both leaves: one copy
+    p.grad.zero_()
+    assert close(q.grad, [2.0, 2.0])
+    r = leaf([1.0, 2.0])
+    assert copies(r, ones) == 1  # the caller's gradient tensor itself
+    ones.zero_()
+    assert close(r.grad, [1.0, 1.0])
+    s = leaf([1.0, 2.0])
+    assert copies(s.sum()) == 1  # sum's formula copies its expansion; that copy is stolen
+    kept: list[tt.Tensor] = []
+    u = leaf([1.0, 2.0])
+    u.register_hook(lambda grad: kept.append(grad))
+    assert copies(u * 3, tt.ones(2, dtype=tt.float64)) == 1  # a hook kept a reference
+    u.grad.zero_()
+    assert close(kept[0], [3.0, 3.0])
+
+
 def test_gradcheck_handles_outputs_independent_of_inputs_and_empty_inputs() -> None:
     x = leaf([0.5, 1.5])
     assert gradcheck(lambda v: (v * 2, tt.ones(2, dtype=tt.float64)), (x,))
