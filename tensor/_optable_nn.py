@@ -58,6 +58,16 @@ ROWS: tuple[OpInfo, ...] = (
         "SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor",
         function=None,
     ),
+    # The input gradient of cross_entropy_loss with class targets, without weights or
+    # label smoothing, in one kernel (PyTorch splits it into nll_loss_backward and
+    # _log_softmax_backward_data).  cross_entropy's formula calls it when the backward
+    # records no graph; with create_graph it differentiates a composite instead.
+    _nn(
+        "_cross_entropy_backward",
+        "_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, "
+        "int reduction=1, SymInt ignore_index=-100) -> Tensor",
+        function=None,
+    ),
     _composite("mse_loss", "mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor",
                function=None),
     _composite(

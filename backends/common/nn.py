@@ -287,7 +287,87 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 loss = (1 - eps) * loss + (xp.sum(smooth) / denom) * (eps / classes)
         return _make(xp.asarray(loss).astype(dt.numpy_dtype), dt, dev)
 
+    def cross_entropy_backward(
+        grad_output: Any, self: Any, target: Any, reduction: Any = 1, ignore_index: Any = -100
+    ) -> Any:
+        """``d cross_entropy_loss / d self`` for class targets without weights or smoothing:
+        ``(softmax(self) - one_hot(target)) * grad_output`` on the rows not ignored (over
+        their count for a mean)."""
+        op = "_cross_entropy_backward"
+        mode = _reduction(op, reduction)
+        dt, dev = self._dtype, self._device
+        _float_dtype(op, dt)
+        x, t, g = self._array, target._array, grad_output._array
+        if x.ndim == 0:
+            raise RuntimeError(f"{op}(): input must have at least 1 dimension (classes)")
+        cdim = 0 if x.ndim == 1 else 1
+        classes = x.shape[cdim]
+        batch_shape = tuple(s for i, s in enumerate(x.shape) if i != cdim)
+        if target._dtype is not _INT64:
+            raise RuntimeError(
+                f"{op}(): expected scalar type Long but found "
+                f"{errors.C10_NAMES[target._dtype.name]} (argument 'target')"
+            )
+        if tuple(t.shape) != batch_shape:
+            raise RuntimeError(
+                f"{op}(): argument 'target' has shape {list(t.shape)}; expected "
+                f"{list(batch_shape)} (the input's shape {list(x.shape)} without dim {cdim})"
+            )
+        expected = batch_shape if mode == "none" else ()
+        if tuple(g.shape) != expected:
+            raise RuntimeError(
+                f"{op}(): argument 'grad_output' has shape {list(g.shape)}; expected "
+                f"{list(expected)} for reduction={mode!r}"
+            )
+        if meta:
+            return _make_meta(tuple(x.shape), dt, dev)
+        a = _compute(x, dt)
+        keep = t != ignore_index
+        safe = xp.where(keep, t, 0)
+        if t.size and (int(min_all(safe)) < 0 or int(max_all(safe)) >= classes):
+            bad = int(max_all(safe)) if int(max_all(safe)) >= classes else int(min_all(safe))
+            raise IndexError(f"{op}(): Target {bad} is out of bounds.")
+        kept = int(sum_all(keep)) if mode == "mean" else 0
+        if x.ndim == 2 and x.size:
+            # Note [Cross-entropy fast path]: one shift for the batch, per-row when a row's
+            # sum could underflow under it.
+            n = x.shape[0]
+            e = xp.exp(a - max_all(a))
+            sums = row_sum(e)
+            floor = tiny_sums.get(a.dtype)
+            if floor is None:
+                info = xp.finfo(a.dtype)
+                floor = tiny_sums[a.dtype] = float(info.tiny) * 2.0 ** (info.nmant + 7)
+            if not float(min_all(sums)) >= floor:
+                e = xp.exp(a - xp.max(a, axis=1, keepdims=True))
+                sums = row_sum(e)
+            p = e / xp.reshape(sums, (n, 1))
+            rows = _rows(n)
+            p[rows, safe] -= 1
+            if kept != n:
+                p *= xp.reshape(keep, (n, 1))
+        else:
+            shifted = a - xp.max(a, axis=cdim, keepdims=True) if a.size else a
+            e = xp.exp(shifted)
+            p = e / xp.sum(e, axis=cdim, keepdims=True)
+            shape = [1] * a.ndim
+            shape[cdim] = classes
+            hot = xp.reshape(xp.arange(classes), tuple(shape)) == xp.expand_dims(safe, cdim)
+            p = (p - hot) * xp.expand_dims(keep, cdim)
+        gc = _compute(g, dt)
+        if mode == "none":
+            p *= xp.expand_dims(gc, cdim)
+        elif mode == "mean":
+            if kept:  # every row ignored: p is zeros already (PyTorch's gradient too)
+                p *= gc / kept
+        else:
+            p *= gc
+        if p.dtype != dt.numpy_dtype:
+            p = p.astype(dt.numpy_dtype)
+        return _make(p, dt, dev)
+
     return {
+        "_cross_entropy_backward": cross_entropy_backward,
         "softmax.int": _softmax("softmax", False),
         "log_softmax.int": _softmax("log_softmax", True),
         "layer_norm": layer_norm,

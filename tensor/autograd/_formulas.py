@@ -318,7 +318,9 @@ _ELEMENTWISE: dict[str, Formula] = {
     "acosh": _unary(lambda g, x, out: g * core.rsqrt(x * x - 1)),
     "atanh": _unary(lambda g, x, out: g / (1 - x * x)),
     "sigmoid": _unary(lambda g, x, out: g * out * (1 - out), saved=("result",)),
-    "relu": _unary(lambda g, x, out: core.where(out > 0, g, g * 0), saved=("result",)),
+    # PyTorch's threshold_backward: zero where the output is not positive, even for a
+    # NaN or infinite incoming gradient.
+    "relu": _unary(lambda g, x, out: core.where.ScalarOther(out > 0, g, 0), saved=("result",)),
     "silu": _unary(lambda g, x, out: g * core.sigmoid(x) * (1 + x * (1 - core.sigmoid(x)))),
     "erf": _unary(lambda g, x, out: g * (2.0 / math.sqrt(math.pi)) * core.exp(-x * x)),
     "erfc": _unary(lambda g, x, out: g * (-2.0 / math.sqrt(math.pi)) * core.exp(-x * x)),
@@ -417,4 +419,6 @@ WITHOUT_FORMULA: dict[str, str] = {
     "scatter.value_reduce": "PyTorch: derivative not implemented",
     "_unique2": "PyTorch: derivative not implemented",
     "unique_dim": "PyTorch: derivative not implemented",
+    "_cross_entropy_backward": "a backward kernel: cross_entropy's formula calls it only when "
+    "the backward records no graph; with create_graph it differentiates a composite",
 }

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from dispatch import ops
+from dispatch import _tls, ops
 
 __all__ = [
     "Formula",
@@ -21,6 +21,7 @@ __all__ = [
     "is_tensor",
     "needs_grad",
     "numel_of",
+    "records_graph",
     "reduced_dims",
     "saves",
     "sum_to",
@@ -48,6 +49,13 @@ def saves(*names: str) -> Callable[[Formula], Formula]:
         return formula
 
     return mark
+
+
+def records_graph() -> bool:
+    """Whether this backward records a graph of its own (``create_graph=True``: grad mode
+    is on while formulas run).  Without one, a formula may call a fused backward kernel
+    that has no formula itself."""
+    return _tls.state.grad_enabled
 
 
 def is_tensor(v: Any) -> bool:

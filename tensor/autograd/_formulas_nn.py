@@ -105,6 +105,8 @@ def _cross_entropy(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     cdim = 0 if x.ndim == 1 else 1
     n_classes = x.shape[cdim]
     if weight is None and not eps and not target.dtype.is_floating_point:
+        if not common.records_graph():
+            return core._cross_entropy_backward(g, x, target, reduction, ignore), None, None
         return _cross_entropy_classes(g, x, target, reduction, ignore, cdim), None, None
     logp = core.log_softmax.int(x, cdim)
     w = None
@@ -156,8 +158,8 @@ def _cross_entropy_classes(
     grad = core.where(hot, p - 1, p) * core.unsqueeze(keep, cdim)
     if reduction == 0:
         return grad * core.unsqueeze(g, cdim)
-    if reduction == 1:
-        return grad * (g / core.sum(keep))
+    if reduction == 1:  # over the rows kept; every row ignored gives zeros, as in PyTorch
+        return grad * (g / core.clamp(core.sum(keep), 1))
     return grad * g
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .opentry import OpEntry
+from .opentry import OpEntry, _core
 from .samples import Sample, noncontig, up, values
 
 __all__ = ["entries"]
@@ -206,6 +206,54 @@ def _layer_norm_samples(dtype: str, rng: np.random.Generator) -> list[Sample]:
     ]
 
 
+def _ce_backward(g: Any, x: Any, t: Any, reduction: int = 1, ignore_index: int = -100) -> Any:
+    """d cross_entropy / d x: softmax minus one-hot on the kept rows, times the gradient."""
+    cdim = 0 if x.ndim == 1 else 1
+    p = np.exp(_log_softmax(x, cdim))
+    keep = t != ignore_index
+    hot = np.moveaxis(np.eye(x.shape[cdim])[np.where(keep, t, 0)], -1, cdim)
+    grad = (p - hot) * np.expand_dims(keep, cdim)
+    g = up(g).astype(np.float64)
+    if reduction == 0:
+        return grad * np.expand_dims(g, cdim)
+    return grad * g / (max(int(keep.sum()), 1) if reduction == 1 else 1)
+
+
+def _torch_ce_backward(
+    torch: Any, g: Any, x: Any, t: Any, reduction: int = 1, ignore_index: int = -100
+) -> Any:
+    """PyTorch's own gradient of cross_entropy, through its autograd."""
+    leaf = x.detach().requires_grad_()
+    with torch.enable_grad():
+        loss = torch.nn.functional.cross_entropy(
+            leaf, t, reduction=("none", "mean", "sum")[reduction], ignore_index=ignore_index
+        )
+    return torch.autograd.grad(loss, leaf, g)[0]
+
+
+def _ce_backward_samples(dtype: str, rng: np.random.Generator) -> list[Sample]:
+    x = _v(dtype, rng, 5, 4)
+    t = _targets(rng, 4, 5)
+    t_ignored = t.copy()
+    t_ignored[1] = -100
+    one = _v(dtype, rng, lo=0.5, hi=2)
+    return [
+        _s(one, x, t, plain=True),
+        _s(one, x, t, 2, name="sum"),
+        _s(_v(dtype, rng, 5), x, t, 0, name="none"),
+        _s(one, x, t_ignored, name="ignore_index"),
+        _s(one, x, np.full(5, -100), name="all-ignored"),
+        _s(one, values(dtype, (4, 5), rng, -2, 2).T, t, name="noncontig"),
+        _s(one, _v(dtype, rng, 5, 4, lo=-90, hi=90), t, name="wide-logits"),
+        _s(_v(dtype, rng, 2, 4), _v(dtype, rng, 2, 3, 4), _targets(rng, 3, 2, 4), 0,
+           name="spatial"),
+        _s(one, _v(dtype, rng, 4), _targets(rng, 4), name="unbatched"),
+        _s(one, x, _targets(rng, 4, 3), name="batch-mismatch"),
+        _out_of_range(_s(one, x, np.array([0, 1, 2, 3, 4]), name="target-out-of-range")),
+        _s(_v(dtype, rng, 5), x, t, name="grad-shape"),
+    ]  # fmt: skip
+
+
 def _ce_samples(dtype: str, rng: np.random.Generator) -> list[Sample]:
     x = _v(dtype, rng, 5, 4)
     t = _targets(rng, 4, 5)
@@ -294,6 +342,8 @@ def entries() -> list[OpEntry]:
           ]),
         E("cross_entropy", "cross_entropy_loss", _f("cross_entropy"), _cross_entropy, _ce_samples,
           tol=10),
+        E("cross_entropy_backward", "_cross_entropy_backward", _core("_cross_entropy_backward"),
+          _ce_backward, _ce_backward_samples, tol=10, torch_call=_torch_ce_backward),
         E("mse_loss", "mse_loss", _f("mse_loss"),
           lambda x, t, reduction="mean": {"mean": np.mean, "sum": np.sum, "none": lambda a: a}[
               reduction]((up(x) - up(t)) ** 2),
