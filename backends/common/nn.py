@@ -323,11 +323,12 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             return _make_meta(tuple(x.shape), dt, dev)
         a = _compute(x, dt)
         keep = t != ignore_index
-        safe = xp.where(keep, t, 0)
-        if t.size and (int(min_all(safe)) < 0 or int(max_all(safe)) >= classes):
-            bad = int(max_all(safe)) if int(max_all(safe)) >= classes else int(min_all(safe))
-            raise IndexError(f"{op}(): Target {bad} is out of bounds.")
-        kept = int(sum_all(keep)) if mode == "mean" else 0
+        kept = int(keep.sum())
+        safe = t if kept == t.size else xp.where(keep, t, 0)
+        if t.size:
+            lo, hi = int(min_all(safe)), int(max_all(safe))
+            if lo < 0 or hi >= classes:
+                raise IndexError(f"{op}(): Target {hi if hi >= classes else lo} is out of bounds.")
         if x.ndim == 2 and x.size:
             # Note [Cross-entropy fast path]: one shift for the batch, per-row when a row's
             # sum could underflow under it.
@@ -341,11 +342,10 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             if not float(min_all(sums)) >= floor:
                 e = xp.exp(a - xp.max(a, axis=1, keepdims=True))
                 sums = row_sum(e)
-            p = e / xp.reshape(sums, (n, 1))
-            rows = _rows(n)
-            p[rows, safe] -= 1
+            p = e / sums[:, None]
+            p[_rows(n), safe] -= 1
             if kept != n:
-                p *= xp.reshape(keep, (n, 1))
+                p *= keep[:, None]
         else:
             shifted = a - xp.max(a, axis=cdim, keepdims=True) if a.size else a
             e = xp.exp(shifted)
