@@ -77,10 +77,11 @@ def cast_like(g: Any, like: Any) -> Any:
 
 def sum_to(g: Any, like: Any) -> Any:
     """Sum ``g`` down to ``like``'s shape (undo broadcasting); ``like`` may be a number."""
-    shape = tuple(getattr(like, "shape", ()))
-    gshape = tuple(g.shape)
+    shape = getattr(like, "shape", ())
+    gshape = g.shape
     if gshape == shape:
         return g
+    shape, gshape = tuple(shape), tuple(gshape)
     lead = len(gshape) - len(shape)
     if lead > 0:
         g = core.sum(g, list(range(lead)), False)
@@ -93,12 +94,14 @@ def sum_to(g: Any, like: Any) -> Any:
 def grad_for(g: Any, like: Any) -> Any:
     """The gradient of tensor argument ``like``: ``g`` summed to its shape and cast to its
     dtype; None for a number or a tensor that cannot carry gradients."""
-    if not is_tensor(like):
+    if getattr(like, "_dispatch_bits", None) is None:
         return None
     d = like.dtype
     if not (d.is_floating_point or d.is_complex):
         return None
-    return cast_like(sum_to(g, like), like)
+    if g.shape != like.shape:
+        g = sum_to(g, like)
+    return g if g.dtype == d else core._to_copy(g, dtype=d)
 
 
 def wrap_dim(d: int, ndim: int) -> int:

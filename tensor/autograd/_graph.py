@@ -216,12 +216,6 @@ def _prepare_grads(node: Node, grads: list[Any]) -> list[Any]:
     return grads
 
 
-def _has_pre_hooks(node: Node) -> bool:
-    if node._pre_hooks or node._retain_hooks:
-        return True
-    return type(node) is AccumulateGrad and bool(getattr(node.variable, "_hooks", None))
-
-
 def run_backward(
     roots: Sequence[tuple[Any, Any]],
     *,
@@ -322,7 +316,11 @@ def _run(
         if grads is None:
             grads = [None] * node._num_outputs
         run = needed is None or node in needed
-        if run and _has_pre_hooks(node):
+        if run and (
+            node._pre_hooks is not None
+            or node._retain_hooks is not None
+            or (type(node) is AccumulateGrad and getattr(node.variable, "_hooks", None))
+        ):
             grads = _prepare_grads(node, grads)  # tensor hooks come before capture
         if captures:
             for nr, g in enumerate(grads):

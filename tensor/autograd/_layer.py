@@ -331,7 +331,8 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
         if dt is not None:
             if dt.kind >= _FLOAT_KIND:
                 out.grad_fn = node
-                out._output_nr = 0
+                if out._output_nr:  # 0 by default (Note [Tensor fields])
+                    out._output_nr = 0
                 out._dispatch_bits |= REQUIRES_GRAD_BIT
             if out._base is not None:  # a view: see _edge
                 node._view_version = out._version
