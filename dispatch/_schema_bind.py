@@ -481,6 +481,7 @@ class Binder:
         "_index",
         "_oks",
         "_tails",
+        "_templates",
         "checks",
         "is_vararg",
         "names",
@@ -516,6 +517,7 @@ class Binder:
             else:
                 tails.append({names[i]: defaults[i] for i in rest})
         self._tails = tuple(tails)
+        self._templates: tuple[dict[str, object] | None, ...] | None = None  # bind_trusted
 
     def bind(
         self, args: tuple[object, ...], kwargs: Mapping[str, object], op_name: str | None
@@ -577,13 +579,28 @@ class Binder:
     ) -> dict[str, object]:
         """``bind`` for a call known to fit: positional values zipped with their names and
         the defaults' tail added, without the per-argument checks."""
-        if not kwargs and not self.is_vararg and len(args) <= self.num_positional:
-            tail = self._tails[len(args)]
-            if tail is not None:
-                out = dict(zip(self.names, args, strict=False))
-                out.update(tail)
-                return out
+        if not kwargs:
+            templates = self._templates
+            if templates is None:
+                templates = self._templates = self._make_templates()
+            if len(args) < len(templates):
+                out = templates[len(args)]
+                if out is not None:
+                    out = out.copy()  # keys in schema order already; values filled in place
+                    names = self.names
+                    for i, value in enumerate(args):
+                        out[names[i]] = value
+                    return out
         return self.bind(args, kwargs, None)
+
+    def _make_templates(self) -> tuple[dict[str, object] | None, ...]:
+        """Per number of positional values: every name in order, defaults filled."""
+        if self.is_vararg:
+            return ()
+        return tuple(
+            None if tail is None else {**dict.fromkeys(self.names[:n]), **tail}
+            for n, tail in enumerate(self._tails)
+        )
 
     # Error path: everything below runs only when a call does not fit.
 

@@ -139,7 +139,21 @@ class OpNode(Node):
     ) -> None:
         # Node's fields, set here rather than through super().__init__: every recorded
         # call makes one of these (Note [Recording cost]).
-        self.next_functions = tuple([_edge(t) for t in inputs])
+        edges = []
+        for t in inputs:  # _edge, with its two common cases inline
+            if t is None or not t._dispatch_bits & REQUIRES_GRAD_BIT:
+                edges.append(_NO_EDGE)
+                continue
+            fn = t.grad_fn
+            if fn is None:
+                ref = t._grad_accumulator
+                acc = ref() if ref is not None else None
+                edges.append((acc if acc is not None else grad_accumulator(t), 0))
+            elif fn._view_version is None:
+                edges.append((fn, t._output_nr))
+            else:
+                edges.append(_edge(t))
+        self.next_functions = tuple(edges)
         self.seq = new_seq()
         self._freed = False
         self._pre_hooks = self._post_hooks = self._retain_hooks = None
