@@ -21,6 +21,7 @@ from dispatch import DispatchKeySet, Library, ops
 
 from . import _composite_nn, _composite_shape, _convert, _dtype
 from ._device import canonical, to_device
+from ._device import device as _device_type
 from ._optable import OP_TABLE
 from ._tensor import Tensor, make
 
@@ -32,11 +33,19 @@ LIB: Library | None = None
 _SELECTED = [op.name for op in OP_TABLE if op.family == "factory" and op.name != "normal"]
 
 
+_BACKEND_KEYSETS: dict[Any, DispatchKeySet] = {}
+
+
 def _backend_select(op: Any) -> Any:
     def select(keyset: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
-        dev = canonical(to_device(kwargs.get("device")))
+        dev = kwargs.get("device")
+        if type(dev) is not _device_type or dev.type == "cuda":  # CPU, meta: canonical
+            dev = canonical(to_device(dev))
         kwargs["device"] = dev
-        return op.redispatch(DispatchKeySet(dev.backend_key), *args, **kwargs)
+        ks = _BACKEND_KEYSETS.get(dev.backend_key)
+        if ks is None:
+            ks = _BACKEND_KEYSETS[dev.backend_key] = DispatchKeySet(dev.backend_key)
+        return op.redispatch(ks, *args, **kwargs)
 
     select.__name__ = select.__qualname__ = f"{op.name.split('::')[-1]}_backend_select"
     return select

@@ -19,15 +19,17 @@ from __future__ import annotations
 from typing import Any
 
 from dispatch import DispatchKey, DispatchKeySet, Library
+from dispatch._keys import keyset_from_bits
 
 from . import _convert, _ops
 from ._optable import OP_TABLE
-from ._tensor import shared_version_counter
+from ._tensor import Tensor, shared_version_counter
 
 __all__ = ["LIB", "mark_view", "register"]
 
 LIB: Library | None = None
 _BELOW = DispatchKeySet.full_after(DispatchKey.ADInplaceOrView)
+_BELOW_BITS = _BELOW.bits
 
 
 def mark_view(out: Any, base: Any) -> None:
@@ -47,7 +49,7 @@ def _bump_kernel(op: Any, position: int, name: str) -> Any:
     redispatch = op.redispatch
 
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
-        out = redispatch(keyset & _BELOW, *args, **kwargs)
+        out = redispatch(keyset_from_bits(keyset._bits & _BELOW_BITS), *args, **kwargs)
         t = args[position] if position < len(args) else kwargs[name]
         counter = t._version_counter
         if counter is None:
@@ -65,13 +67,21 @@ def _view_kernel(op: Any, maybe: bool) -> Any:
     shares = _convert.shares_memory
 
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
-        out = redispatch(keyset & _BELOW, *args, **kwargs)
+        out = redispatch(keyset_from_bits(keyset._bits & _BELOW_BITS), *args, **kwargs)
         self = args[0] if args else kwargs["self"]
         # reshape of an empty tensor never copies (NumPy reports no shared memory for it)
         if not maybe or (
             out is not self and (not out._array.size or shares(out._array, self._array))
         ):
-            mark_view(out, self)
+            if type(out) is Tensor:  # mark_view, inline for the common single result
+                counter = self._version_counter
+                if counter is None:
+                    counter = self._version_counter = [0]
+                base = self._base
+                out._base = base if base is not None else self
+                out._version_counter = counter
+            else:
+                mark_view(out, self)
         return out
 
     kernel.__name__ = kernel.__qualname__ = f"view_{op.name.split('::')[1].replace('.', '_')}"

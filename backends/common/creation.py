@@ -12,6 +12,7 @@ device of its tensor argument).
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -180,18 +181,25 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
     op = tensor.op_info
     out: dict[str, Any] = {}
 
+    # The raw library's empty/zeros/ones (array_api_compat's add a device check: the
+    # device was already chosen by BackendSelect).
+    raw = importlib.import_module(ns.ndarray.__module__.partition(".")[0])
+    device_type = tensor.device
+
     def filled(name: str, fill: Callable[..., Any]) -> None:
         row = op(name)
+        dtypes = row.dtypes
 
         def kernel(size: Any, *, dtype: Any = None, device: Any = None) -> Any:
-            dt = factory_dtype(row, dtype)
-            return _make(fill(size_of(name, size), dtype=dt.numpy_dtype), dt, _dev(device))
+            dt = dtype if dtype in dtypes else factory_dtype(row, dtype)
+            dev = device if type(device) is device_type else _dev(device)
+            return _make(fill(size_of(name, size), dtype=dt.numpy_dtype), dt, dev)
 
         out[name] = rename(kernel, name, ns)
 
-    filled("empty", xp.empty)
-    filled("zeros", xp.zeros)
-    filled("ones", xp.ones)
+    filled("empty", getattr(raw, "empty", xp.empty))
+    filled("zeros", getattr(raw, "zeros", xp.zeros))
+    filled("ones", getattr(raw, "ones", xp.ones))
 
     def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
         dt = factory_dtype(op("full"), dtype, (fill_value,))

@@ -128,13 +128,23 @@ def _dims_dtype(
         whole = _whole_from(fn)
 
     def kernel(self: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
-        if dim is None and dtype is None and not keepdim:
+        if dtype is None:
             odt = direct.get(self._dtype)
-            if odt is not None:  # `x.sum()`: whole-tensor reduction, no cast, one call
-                out = whole(self._array, None)
-                if type(out) is not ndarray:
-                    out = asarray(out)
-                return _make(out, odt, self._device)
+            if odt is not None:
+                if dim is None and not keepdim:
+                    # `x.sum()`: whole-tensor reduction, no cast, one call
+                    out = whole(self._array, None)
+                    if type(out) is not ndarray:
+                        out = asarray(out)
+                    return _make(out, odt, self._device)
+                # One dim (`g.sum(0)`, autograd's broadcast sums): one library call.
+                axis = dim[0] if type(dim) is list and len(dim) == 1 else dim
+                x = self._array
+                if type(axis) is int and -x.ndim <= axis < x.ndim:
+                    out = fn(x, (axis % x.ndim,), keepdim)
+                    if type(out) is not ndarray:
+                        out = asarray(out)
+                    return _make(out, odt, self._device)
         return run(self, dim, keepdim, dtype)
 
     return kernel

@@ -19,6 +19,10 @@ from .elementwise import Namespace, rename
 __all__ = ["kernels", "result"]
 
 _make = Tensor._make
+_BOOL = tensor.bool
+# A Python number's kind (tensor._dtype's BOOL, INT, FLOAT, COMPLEX): it keeps a
+# tensor's dtype when its kind is not above the tensor's.
+_NUMBER_KIND = {bool: 0, int: 1, float: 2, complex: 3}
 
 
 def _shape(x: Any) -> tuple[int, ...]:
@@ -84,8 +88,33 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
     xp, finish = ns.xp, ns.finish
 
     if op.name == "where":
+        direct = {d for d, (c, o) in op.result_dtypes.items() if c is d and o is d}
+        ndarray = ns.ndarray
 
         def where(condition: Any, self: Any, other: Any) -> Any:
+            # Fast path (autograd's masks: relu's backward is ``where(out > 0, grad, 0)``):
+            # a bool condition, ``self`` of its shape and device, and ``other`` a number
+            # that leaves ``self``'s dtype alone or a tensor like ``self``.
+            if type(condition) is Tensor and type(self) is Tensor and condition._dtype is _BOOL:
+                dt, c, a = self._dtype, condition._array, self._array
+                if dt in direct and c.shape == a.shape and condition._device is self._device:
+                    kind = _NUMBER_KIND.get(type(other))
+                    if kind is not None and kind <= dt.kind:
+                        try:
+                            out = xp.where(c, a, other)
+                        except OverflowError:  # int8 and 1000: the general path's rules
+                            out = None
+                    elif (
+                        type(other) is Tensor
+                        and other._dtype is dt
+                        and other._device is self._device
+                        and other._array.shape == a.shape
+                    ):
+                        out = xp.where(c, a, other._array)
+                    else:
+                        out = None
+                    if out is not None and type(out) is ndarray and out.dtype == a.dtype:
+                        return _make(out, dt, self._device)
             _, cdt, odt = result(op, condition, self, other)
             c = condition._array
             out = xp.where(c, _array(self, cdt, xp), _array(other, cdt, xp))

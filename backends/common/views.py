@@ -63,6 +63,15 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
     def transpose(self: Any, dim0: Any, dim1: Any) -> Any:
         x = self._array
         n = x.ndim
+        if (  # a matrix's two dims: .T (autograd's mT)
+            n == 2
+            and type(dim0) is int
+            and type(dim1) is int
+            and -2 <= dim0 < 2
+            and -2 <= dim1 < 2
+            and (dim0 - dim1) % 2
+        ):
+            return _make(x.T, self._dtype, self._device)
         a, b = _dim("transpose", dim0, n, "dim0"), _dim("transpose", dim1, n, "dim1")
         if n < 2 or a == b:
             return _make(x[...], self._dtype, self._device)

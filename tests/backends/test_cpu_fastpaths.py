@@ -94,3 +94,67 @@ def test_cat_errors_and_legacy_empties_leave_the_fast_path() -> None:
         tt.cat([a, tt.ones(2, 2)])
     with pytest.raises(RuntimeError, match="same number of dimensions"):
         tt.cat([a, tt.ones(3)])
+
+
+# -- the backward pass's kernels (Note [Product fast path], sum of one dim, where, .T) --------
+def test_products_fast_path_keeps_pytorchs_errors_and_promotion() -> None:
+    from dispatch import ops
+
+    a, b = tt.randn(3, 4), tt.randn(4, 5)
+    assert np.allclose((a @ b).numpy(), a.numpy() @ b.numpy())
+    assert ops.core.mm(a, b).shape == (3, 5)
+    with pytest.raises(RuntimeError, match="mm"):
+        ops.core.mm(tt.randn(2, 3, 4), tt.randn(4, 5))  # mm takes matrices only
+    with pytest.raises(RuntimeError, match="bmm"):
+        ops.core.bmm(tt.randn(2, 3, 4), tt.randn(1, 4, 5))  # no batch broadcasting
+    with pytest.raises(RuntimeError, match="mat1 and mat2 shapes cannot be multiplied|matmul"):
+        tt.randn(3, 4) @ tt.randn(5, 2)
+    with pytest.raises(RuntimeError, match="dot"):
+        tt.dot(tt.randn(3), tt.randn(4))
+    with pytest.raises(RuntimeError, match="same dtype"):
+        ops.core.mm(a, b.double())
+    assert (a.half() @ b.half()).dtype == tt.float16  # accumulates in float32, general path
+    d = tt.dot(tt.ones(3), tt.ones(3))
+    assert d.shape == () and d.item() == 3.0
+
+
+def test_sum_of_one_dim_fast_path() -> None:
+    x = tt.tensor(np.arange(12.0).reshape(3, 4))
+    assert x.sum(0).tolist() == [12.0, 15.0, 18.0, 21.0]
+    assert x.sum([-1], keepdim=True).shape == (3, 1)
+    assert x.sum(1, dtype=tt.float32).dtype == tt.float32
+    assert tt.tensor(5.0).sum(0).item() == 5.0  # 0-d: the general path
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.sum(2)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.sum([-3])
+
+
+def test_where_fast_path_keeps_dtypes_and_nan_masking() -> None:
+    from dispatch import ops
+
+    g = tt.tensor([float("nan"), 1.0, float("inf")])
+    out = tt.tensor([0.0, 2.0, -1.0])
+    assert ops.core.where.ScalarOther(out > 0, g, 0).tolist() == [0.0, 1.0, 0.0]
+    assert ops.core.where.ScalarOther(out > 0, g.half(), 0.5).dtype == tt.float16
+    assert ops.core.where.ScalarOther(out > 0, tt.tensor([1, 2, 3]), 0.5).dtype == tt.float32
+    other = tt.tensor([7.0, 8.0, 9.0])
+    assert tt.where(out > 0, g, other).tolist() == [7.0, 1.0, 9.0]
+    assert tt.where(out > 0, g, other.double()).dtype == tt.float64  # promotes: general path
+    with pytest.raises(RuntimeError, match="boolean"):
+        tt.where(out, g, other)
+
+
+def test_matrix_transpose_fast_path_is_a_view() -> None:
+    from dispatch import ops
+
+    x = tt.tensor(np.arange(6.0).reshape(2, 3))
+    for d0, d1 in ((0, 1), (-2, -1), (1, -2), (0, -1)):
+        t = ops.core.transpose.int(x, d0, d1)
+        assert t.shape == (3, 2) and t._base is x
+    assert ops.core.transpose.int(x, 0, -2).shape == (2, 3)  # the same dim twice
+    t = x.T
+    t[0, 1] = 100.0
+    assert x[1, 0].item() == 100.0 and x._version == t._version
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        ops.core.transpose.int(x, 0, 2)
