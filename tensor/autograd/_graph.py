@@ -256,9 +256,11 @@ def run_backward(
     deps: dict[Node, int] = dict.fromkeys(start, 0)
     stack = list(start)
     order: list[Node] = []
+    keep_order = inputs is not None
     while stack:
         n = stack.pop()
-        order.append(n)
+        if keep_order:
+            order.append(n)
         for nxt, _ in n.next_functions:
             if nxt is not None:
                 count = deps.get(nxt)
@@ -287,8 +289,13 @@ def run_backward(
     ready = [(-n.seq, n) for n in start if deps[n] == 0]
     heapq.heapify(ready)
     del root_edges, start
-    with _grad_mode.set_grad_enabled(create_graph):
+    state = _grad_mode.state  # grad mode is create_graph while formulas run
+    previous = state.grad_enabled
+    state.grad_enabled = create_graph
+    try:
         _run(ready, deps, buffers, captures, captured, needed, accumulate, retain_graph)
+    finally:
+        state.grad_enabled = previous
     return captured
 
 
