@@ -530,6 +530,30 @@ class _OneTensor(OpOverload):
             self._annotate(e, slot, args, kwargs)
             raise
 
+    def call1(self, a: Any, /) -> Any:
+        """``self(a)`` for one positional tensor and nothing else (``tt.sin(x)``, ``-x``):
+        no argument tuple or keyword dict to build.  The caller passes a tensor."""
+        mask, fns, ks_slots, grad_mask = self._state
+        try:
+            bits = a._dispatch_bits
+        except AttributeError:  # not a tensor: the full path says what is wrong
+            return self(a)
+        if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
+            mask = grad_mask
+        if _NONDEFAULT[0] & mask:
+            included, keep = _tls_state.sets
+            ks = (bits | included) & keep & mask
+        else:
+            ks = (bits | _DEFAULT_INCLUDED) & _DEFAULT_KEEP & mask
+        slot = ks.bit_length()
+        try:
+            if ks_slots >> slot & 1:
+                return fns[slot](_from_bits(ks), a)
+            return fns[slot](a)
+        except Exception as e:
+            self._annotate(e, slot, (a,), {})
+            raise
+
 
 class _TwoTensors(OpOverload):
     """An overload whose tensor arguments are the first two (``add.Tensor``, ``mm``...).
@@ -559,6 +583,31 @@ class _TwoTensors(OpOverload):
             return fns[slot](*args, **kwargs)
         except Exception as e:
             self._annotate(e, slot, args, kwargs)
+            raise
+
+    def call2(self, a: Any, b: Any, /) -> Any:
+        """``self(a, b)`` for two positional tensors and nothing else: the Python operators'
+        entry (``a + b``), without building an argument tuple and keyword dict (~60 ns,
+        ci/bench/ops.py).  The caller has checked that both are tensors."""
+        mask, fns, ks_slots, grad_mask = self._state
+        try:
+            bits = a._dispatch_bits | b._dispatch_bits
+        except AttributeError:  # not tensors: the full path says what is wrong
+            return self(a, b)
+        if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
+            mask = grad_mask
+        if _NONDEFAULT[0] & mask:
+            included, keep = _tls_state.sets
+            ks = (bits | included) & keep & mask
+        else:
+            ks = (bits | _DEFAULT_INCLUDED) & _DEFAULT_KEEP & mask
+        slot = ks.bit_length()
+        try:
+            if ks_slots >> slot & 1:
+                return fns[slot](_from_bits(ks), a, b)
+            return fns[slot](a, b)
+        except Exception as e:
+            self._annotate(e, slot, (a, b), {})
             raise
 
 
@@ -771,4 +820,6 @@ _untraced_redispatch = OpOverload.redispatch
 if os.environ.get("DISPATCH_TRACE", "") not in ("", "0"):
     for _cls in (OpOverload, _OneTensor, _TwoTensors, _FirstTensorList):
         _cls.__call__ = _traced_call  # type: ignore[method-assign]
+    _TwoTensors.call2 = _traced_call  # type: ignore[method-assign]
+    _OneTensor.call1 = _traced_call  # type: ignore[method-assign]
     OpOverload.redispatch = _traced_redispatch  # type: ignore[method-assign]

@@ -98,6 +98,9 @@ def _generate(op: OpInfo, receiver: str) -> Callable[..., Any]:
     call_pos = ", ".join(positional)
     for i, (schema, ov) in enumerate(zip(schemas, overloads, strict=True)):
         env[f"_ov{i}"] = ov
+        if len(positional) == 1 and not keywords and not discriminants:
+            # One tensor argument (tt.sin(x)): the overload's one-tensor entry, if it has one.
+            env[f"_ov{i}"] = getattr(ov, "call1", ov)
         wrap = ""
         if len(schema.returns) > 1 and all(r.name for r in schema.returns):
             env[f"_rt{i}"] = return_types.get(op.name, tuple(r.name for r in schema.returns))  # type: ignore[misc]
@@ -110,6 +113,21 @@ def _generate(op: OpInfo, receiver: str) -> Callable[..., Any]:
             ]
             lines.append(f"    if {' and '.join(conds)}:")
             indent = "        "
+        # Every argument after the tensor at its default (``x.sum()``): the one-tensor
+        # entry, the defaults left to the kernel (PyTorch's dispatch also drops trailing
+        # defaults).  Identity with the default object, so an equal but distinct value
+        # takes the full call.
+        rest = [(p, f"_d_{p}") for p in positional[1:]] + keywords
+        if (
+            not discriminants
+            and len(positional) > 1
+            and hasattr(ov, "call1")
+            and all(d in env for _, d in rest)
+        ):
+            env[f"_ov{i}_1"] = ov.call1
+            omitted_all = " and ".join(f"{k} is {d}" for k, d in rest)
+            lines.append(f"{indent}if {omitted_all}:")
+            lines.append(f"{indent}    return {wrap}(_ov{i}_1({positional[0]}))")
         if keywords:
             omitted = " and ".join(f"{k} is {d}" for k, d in keywords)
             given = ", ".join(f"{k}={k}" for k, _ in keywords)
@@ -191,7 +209,8 @@ def _dunder(op: OpInfo, name: str) -> Callable[..., Any]:
     }
     tensor_ov, scalar_ov = _by_second_arg(op)
     if op.family == "unary":
-        env["_ov"] = _ops.overloads(op)[0]
+        ov = _ops.overloads(op)[0]
+        env["_ov"] = getattr(ov, "call1", ov)  # one tensor: no argument tuple to build
         source = f"def {name}(self):\n    return _ov(self)\n"
     elif name in _REFLECTED:
         mode = _REFLECTED[name]
@@ -217,10 +236,12 @@ def _dunder(op: OpInfo, name: str) -> Callable[..., Any]:
         )
     else:
         env["_ovT"], env["_ovS"] = tensor_ov, scalar_ov
+        # Both arguments are tensors here: the overload's two-tensor entry when it has one.
+        env["_ovT2"] = getattr(tensor_ov, "call2", tensor_ov)
         source = (
             f"def {name}(self, other):\n"
             f"    if isinstance(other, _Tensor):\n"
-            f"        return _ovT(self, other)\n"
+            f"        return _ovT2(self, other)\n"
         )
         if scalar_ov is not None:
             source += "    if isinstance(other, _SCALARS):\n        return _ovS(self, other)\n"

@@ -40,3 +40,12 @@ def test_raw_launchers_request_only_compiled_instances() -> None:
         assert callable(launch)
         for cdt, odt in _tables.raw_dtypes(name):
             assert set(_tables.unary_expressions(functor, cdt, odt).values()) <= compiled
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_cuda_kernels_take_omitted_defaults(family: str) -> None:
+    """The generated methods pass only the tensor when every other argument is at its
+    default (``x.sum()``), so each kernel must carry its schema's defaults."""
+    from tests.backends.test_kernel_signatures import check_defaults
+
+    check_defaults(importlib.import_module(f"backends.cuda.{family}").kernels())

@@ -604,3 +604,38 @@ def test_grad_only_kernel_runs_only_when_an_argument_requires_grad(lib: Any) -> 
 
 def dump_table_row(op: Any, key: str) -> str:
     return next(line for line in op._dump().splitlines() if line.split()[:1] == [key])
+
+
+def test_one_and_two_tensor_entries_match_the_call(lib: Any) -> None:
+    """``call1``/``call2`` (the Python operators' entries) choose the same kernel, with the
+    same key set, as a call; anything that is not a tensor takes the full path's error;
+    kernel errors get the same note; grad mode and grad-only kernels behave the same."""
+    ns = lib.ns
+    lib.define("u(Tensor x) -> Tensor")
+    lib.define("b(Tensor x, Tensor y) -> Tensor")
+    u, b = getattr(ops, ns).u.default, getattr(ops, ns).b.default
+    seen: list[Any] = []
+    lib.impl("u", lambda ks, x: seen.append(ks) or "cpu", "CPU", with_keyset=True)
+    lib.impl("b", lambda x, y: seen.append((x, y)) or "cpu", "CPU")
+    lib.impl(
+        "u", lambda ks, x: seen.append("grad") or "grad", "AutogradCPU",
+        with_keyset=True, grad_only=True,
+    )  # fmt: skip
+    x, y = FakeTensor(CPU_BITS), FakeTensor(CPU_BITS)
+    needs_grad = FakeTensor(CPU_BITS | REQUIRES_GRAD_BIT)
+    assert u.call1(x) == u(x) == "cpu" and seen[0] == seen[1] == DispatchKeySet("CPU")
+    assert b.call2(x, y) == b(x, y) == "cpu" and seen[2] == seen[3] == (x, y)
+    assert u.call1(needs_grad) == "grad"
+    with exclude_keys("AutogradCPU"):
+        assert u.call1(needs_grad) == "cpu"  # the thread's sets apply
+    for bad in (lambda: u.call1(3.0), lambda: b.call2(x, "y")):
+        with pytest.raises(SchemaBindError, match="must be Tensor"):
+            bad()
+
+    def boom(x: Any, y: Any) -> Any:
+        raise ValueError("kernel failed")
+
+    lib.impl("b", boom, "CPU", allow_override=True)
+    with pytest.raises(ValueError, match="kernel failed") as info:
+        b.call2(x, y)
+    assert any(f"while dispatching {ns}::b" in n for n in info.value.__notes__)
