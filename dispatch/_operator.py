@@ -654,6 +654,34 @@ class _FirstTensorList(OpOverload):
             self._annotate(e, slot, args, kwargs)
             raise
 
+    def call1(self, tensors: Any, /) -> Any:
+        """``self(tensors)``: the list alone (``tt.cat(xs)``), as ``_OneTensor.call1``."""
+        if type(tensors) is not list and type(tensors) is not tuple:
+            return self(tensors)
+        mask, fns, ks_slots, grad_mask = self._state
+        try:
+            bits = first = tensors[0]._dispatch_bits
+            for t in tensors:
+                if t._dispatch_bits is not first:
+                    bits |= t._dispatch_bits
+        except (IndexError, AttributeError):
+            return self(tensors)
+        if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
+            mask = grad_mask
+        if _NONDEFAULT[0] & mask:
+            included, keep = _tls_state.sets
+            ks = (bits | included) & keep & mask
+        else:
+            ks = (bits | _DEFAULT_INCLUDED) & _DEFAULT_KEEP & mask
+        slot = ks.bit_length()
+        try:
+            if ks_slots >> slot & 1:
+                return fns[slot](_from_bits(ks), tensors)
+            return fns[slot](tensors)
+        except Exception as e:
+            self._annotate(e, slot, (tensors,), {})
+            raise
+
 
 _SPECIALISED: dict[tuple[int, ...], type[OpOverload]] = {(0,): _OneTensor, (0, 1): _TwoTensors}
 
@@ -822,4 +850,5 @@ if os.environ.get("DISPATCH_TRACE", "") not in ("", "0"):
         _cls.__call__ = _traced_call  # type: ignore[method-assign]
     _TwoTensors.call2 = _traced_call  # type: ignore[method-assign]
     _OneTensor.call1 = _traced_call  # type: ignore[method-assign]
+    _FirstTensorList.call1 = _traced_call  # type: ignore[method-assign]
     OpOverload.redispatch = _traced_redispatch  # type: ignore[method-assign]
