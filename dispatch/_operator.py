@@ -845,7 +845,10 @@ def _trace(kind: str, op: OpOverload, bits: int) -> None:
 _untraced_call = OpOverload.__call__
 _untraced_redispatch = OpOverload.redispatch
 # Read once: with DISPATCH_TRACE unset the plain call path runs, with no per-call check.
-if os.environ.get("DISPATCH_TRACE", "") not in ("", "0"):
+# Layers that inline ``redispatch`` for speed (the autograd layer) check TRACING when
+# they are made, so a traced run shows their redispatches too.
+TRACING = os.environ.get("DISPATCH_TRACE", "") not in ("", "0")
+if TRACING:
     for _cls in (OpOverload, _OneTensor, _TwoTensors, _FirstTensorList):
         _cls.__call__ = _traced_call  # type: ignore[method-assign]
     _TwoTensors.call2 = _traced_call  # type: ignore[method-assign]

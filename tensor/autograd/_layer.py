@@ -45,6 +45,7 @@ from dispatch import (
     DispatchKeySet,
     Library,
     OpOverload,
+    _operator,
     ops,
 )
 from dispatch._keys import keyset_from_bits
@@ -319,6 +320,7 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
         return _inplace_kernel(op, formula)
     schema = op.schema
     redispatch = op.redispatch
+    tracing = _operator.TRACING
     grad_state = _grad_mode.state
     spec = _saved_spec(formula)
     bind = schema.bind_trusted
@@ -329,7 +331,16 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
         lead = -1
 
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
-        out = redispatch(keyset_from_bits(keyset._bits & _AFTER_BITS), *args, **kwargs)
+        bits = keyset._bits & _AFTER_BITS
+        if tracing:
+            out = redispatch(keyset_from_bits(bits), *args, **kwargs)
+        else:  # op.redispatch(keyset & AFTER_AUTOGRAD, ...), inline: one frame less
+            _mask, fns, ks_slots, _grad_mask = op._state
+            slot = bits.bit_length()
+            if ks_slots >> slot & 1:
+                out = fns[slot](keyset_from_bits(bits), *args, **kwargs)
+            else:
+                out = fns[slot](*args, **kwargs)
         if not grad_state.grad_enabled:
             return out
         inputs = args[:lead] if 0 <= lead <= len(args) else _collect(schema, args, kwargs)
