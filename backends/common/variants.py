@@ -80,11 +80,41 @@ def write_out(op: str, out: Any, result: Any) -> Any:
 
 def _inplace(name: str, functional: Callable[..., Any]) -> Callable[..., Any]:
     refuses_complex = name == "abs_"  # PyTorch: |z| written into z is refused, not cast
+    direct = getattr(functional, "_in_place", None)  # Note [In-place fast path] (CPU)
+    if direct is not None:
+        return _direct_inplace(name, functional, *direct)
 
     def kernel(self: Any, *args: Any, **kwargs: Any) -> Any:
         if refuses_complex and self._dtype.is_complex:
             raise RuntimeError(f"{name}(): In-place abs is not supported for complex tensors.")
         return write_into(name, self, functional(self, *args, **kwargs))
+
+    kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
+    return kernel
+
+
+def _direct_inplace(
+    name: str, functional: Callable[..., Any], fn: Callable[[Any, Any], Any], min_kind: int
+) -> Callable[..., Any]:
+    """``self op= other`` in place when both are tensors of one dtype the operator keeps
+    (Note [In-place fast path] in backends/cpu/elementwise.py); else the general way."""
+
+    def kernel(self: Any, other: Any, **kwargs: Any) -> Any:
+        dt = self._dtype
+        if (
+            (not kwargs or kwargs.get("alpha", 0) == 1 and len(kwargs) == 1)
+            and type(other) is Tensor
+            and other._dtype is dt
+            and dt.kind >= min_kind
+        ):
+            a = self._array
+            try:
+                result = fn(a, other._array)
+            except (ValueError, TypeError):
+                result = None  # the general path raises PyTorch's error
+            if result is a:
+                return self
+        return write_into(name, self, functional(self, other, **kwargs))
 
     kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
     return kernel

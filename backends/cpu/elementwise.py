@@ -153,8 +153,24 @@ def kernels() -> dict[str, Any]:
                 kernel = ew.binary_alpha(
                     op, plain, kernel, NS, overload, scalar=scalar, names=names
                 )
+            if qualname in _IN_PLACE:
+                kernel._in_place = _IN_PLACE[qualname]  # type: ignore[attr-defined]
             out[qualname] = kernel
     return out
+
+
+# Note [In-place fast path]: ``x -= y`` (the SGD update) is ``sub_``, made by
+# ``backends.common.variants`` as the functional kernel plus a copy into ``x``.  When
+# both are tensors of one dtype that these operators keep (numbers other than bool),
+# NumPy's in-place operator writes the result directly, handling overlap
+# between ``x`` and ``y`` as the copy would; anything it refuses (broadcasting ``x``,
+# a read-only expansion, a cast) takes the general path and its PyTorch error.  CPU
+# only: CuPy's in-place operators do not guard against overlapping operands.
+_IN_PLACE = {
+    "add.Tensor": (operator.iadd, 1),
+    "sub.Tensor": (operator.isub, 1),
+    "mul.Tensor": (operator.imul, 1),
+}
 
 
 def register(lib: Library) -> None:

@@ -158,3 +158,34 @@ def test_matrix_transpose_fast_path_is_a_view() -> None:
     assert x[1, 0].item() == 100.0 and x._version == t._version
     with pytest.raises(IndexError, match="Dimension out of range"):
         ops.core.transpose.int(x, 0, 2)
+
+
+def test_in_place_fast_path_matches_the_copying_path() -> None:
+    """Note [In-place fast path]: same results, versions, errors and autograd."""
+    x = tt.tensor(np.arange(4.0).reshape(2, 2))
+    before = x._version
+    x -= x.T  # overlapping operands
+    assert x.tolist() == [[0.0, -1.0], [1.0, 0.0]] and x._version == before + 1
+    i = tt.tensor([100, 120], dtype=tt.int8)
+    i += tt.tensor([100, 100], dtype=tt.int8)  # wraps, as PyTorch's int8 does
+    assert i.tolist() == [-56, -36]
+    row = tt.ones(3)
+    row *= tt.tensor([[2.0, 3.0, 4.0]]).squeeze(0)
+    assert row.tolist() == [2.0, 3.0, 4.0]
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        i += tt.tensor([0.5, 0.5])
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        one = tt.ones(1)
+        one += tt.ones(3)
+    with pytest.raises(RuntimeError, match="more than one element"):
+        z = tt.ones(2).expand(3, 2)
+        z += tt.ones(3, 2)
+    with pytest.raises(RuntimeError, match="two bool tensors"):
+        b = tt.tensor([True, False])
+        b -= b
+    a = tt.tensor([1.0, 2.0], requires_grad=True)
+    h = a * 1.0
+    h -= tt.tensor([0.5, 0.5])
+    h *= tt.tensor([2.0, 3.0])
+    h.sum().backward()
+    assert a.grad.tolist() == [2.0, 3.0] and h.tolist() == [1.0, 4.5]
