@@ -558,6 +558,30 @@ class _OneTensor(OpOverload):
             self._annotate(e, slot, (a,), {})
             raise
 
+    def call2(self, a: Any, b: Any, /) -> Any:
+        """``self(a, b)`` with ``b`` not a tensor (``x * 0.01``: ``mul.Scalar``), as
+        ``call1``; the caller passes a tensor first."""
+        mask, fns, ks_slots, grad_mask = self._state
+        try:
+            bits = a._dispatch_bits
+        except AttributeError:
+            return self(a, b)
+        if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
+            mask = grad_mask
+        if _NONDEFAULT[0] & mask:
+            included, keep = _tls_state.sets
+            ks = (bits | included) & keep & mask
+        else:
+            ks = (bits | _DEFAULT_INCLUDED) & _DEFAULT_KEEP & mask
+        slot = ks.bit_length()
+        try:
+            if ks_slots >> slot & 1:
+                return fns[slot](_from_bits(ks), a, b)
+            return fns[slot](a, b)
+        except Exception as e:
+            self._annotate(e, slot, (a, b), {})
+            raise
+
 
 class _TwoTensors(OpOverload):
     """An overload whose tensor arguments are the first two (``add.Tensor``, ``mm``...).
@@ -857,5 +881,6 @@ if TRACING:
         _cls.__call__ = _traced_call  # type: ignore[method-assign]
     _TwoTensors.call2 = _traced_call  # type: ignore[method-assign]
     _OneTensor.call1 = _traced_call  # type: ignore[method-assign]
+    _OneTensor.call2 = _traced_call  # type: ignore[method-assign]
     _FirstTensorList.call1 = _traced_call  # type: ignore[method-assign]
     OpOverload.redispatch = _traced_redispatch  # type: ignore[method-assign]

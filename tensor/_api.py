@@ -214,7 +214,8 @@ def _dunder(op: OpInfo, name: str) -> Callable[..., Any]:
         source = f"def {name}(self):\n    return _ov(self)\n"
     elif name in _REFLECTED:
         mode = _REFLECTED[name]
-        env["_ovT"], env["_ovS"] = tensor_ov, scalar_ov
+        env["_ovT"] = getattr(tensor_ov, "call2", tensor_ov)
+        env["_ovS"] = getattr(scalar_ov, "call2", scalar_ov)
         # An ndarray on the left (``array - t``): the forward operator, arguments swapped.
         forward = by_name(_FORWARD.get(name, op.name))
         env["_ovA"] = _by_second_arg(forward)[0]
@@ -235,9 +236,10 @@ def _dunder(op: OpInfo, name: str) -> Callable[..., Any]:
             f"    return NotImplemented\n"
         )
     else:
-        env["_ovT"], env["_ovS"] = tensor_ov, scalar_ov
-        # Both arguments are tensors here: the overload's two-tensor entry when it has one.
+        env["_ovT"] = tensor_ov
+        # Exactly two positional arguments: the overloads' two-argument entries.
         env["_ovT2"] = getattr(tensor_ov, "call2", tensor_ov)
+        env["_ovS"] = getattr(scalar_ov, "call2", scalar_ov)
         source = (
             f"def {name}(self, other):\n"
             f"    if isinstance(other, _Tensor):\n"

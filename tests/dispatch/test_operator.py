@@ -623,6 +623,12 @@ def test_one_and_two_tensor_entries_match_the_call(lib: Any) -> None:
     )  # fmt: skip
     x, y = FakeTensor(CPU_BITS), FakeTensor(CPU_BITS)
     needs_grad = FakeTensor(CPU_BITS | REQUIRES_GRAD_BIT)
+    lib.define("s(Tensor x, Scalar k) -> Tensor")
+    s_op = getattr(ops, ns).s.default
+    lib.impl("s", lambda x, k: ("cpu", k), "CPU")
+    assert s_op.call2(x, 2.5) == s_op(x, 2.5) == ("cpu", 2.5)
+    with pytest.raises(SchemaBindError, match="must be Tensor"):
+        s_op.call2(1.0, 2.5)
     assert u.call1(x) == u(x) == "cpu" and seen[0] == seen[1] == DispatchKeySet("CPU")
     assert b.call2(x, y) == b(x, y) == "cpu" and seen[2] == seen[3] == (x, y)
     assert u.call1(needs_grad) == "grad"
