@@ -234,10 +234,8 @@ class OpNode(Node):
         return restored[0]
 
     def release(self) -> None:
-        self._freed = True
-        self.bound = {}
-        self.out = None
-        self.versions = []
+        self._freed = True  # apply() raises from now on; nothing below is read again
+        self.bound = self.out = self.versions = None
 
 
 def _save_outputs(out: Any) -> Any:
