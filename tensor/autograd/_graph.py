@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
 import weakref
 from collections.abc import Callable, Sequence
 from sys import getrefcount
@@ -114,7 +115,8 @@ class Node:
 # the AccumulateGrad call's argument list and locals are all that hold the tensor and
 # its array (``_STEALABLE_REFS``), the array owns its memory and is C-contiguous, and
 # grad mode is off (under create_graph the gradient has history to keep).  It saves a
-# copy per parameter per step (ci/bench/autograd.py).
+# copy per parameter per step (ci/bench/autograd.py).  Where reference counts are not
+# exact (another Python implementation, a free-threaded build) nothing is stolen.
 def _stealable(grad: Any, var: Any) -> bool:
     array = grad._array
     return (
@@ -149,7 +151,11 @@ def _array_refs(holder: _Holder) -> int:
 
 # The reference counts of an unshared gradient and array at the checks, measured on
 # this interpreter rather than assumed (they are implementation details of CPython).
-_STEALABLE_REFS = _refs_in_apply([object()])
+# Where counts are not exact (another implementation, a free-threaded build), never steal.
+_EXACT_COUNTS = (
+    sys.implementation.name == "cpython" and getattr(sys, "_is_gil_enabled", lambda: True)()
+)
+_STEALABLE_REFS = _refs_in_apply([object()]) if _EXACT_COUNTS else 0
 _probe = _Holder()
 _probe._array = object()
 _ARRAY_REFS = _array_refs(_probe)

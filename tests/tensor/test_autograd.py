@@ -347,3 +347,60 @@ def test_gradcheck_handles_outputs_independent_of_inputs_and_empty_inputs() -> N
     assert gradcheck(lambda v: (v * 2, tt.ones(2, dtype=tt.float64)), (x,))
     assert gradgradcheck(lambda v: -v, (x,))
     assert gradcheck(lambda v, e: v.sum() + e.sum(), (x, leaf([])))
+
+
+def test_stolen_gradients_never_alias_anything_visible() -> None:
+    """Note [Stealing gradients], as a property: on random graphs over three leaves (with
+    shared subexpressions, passthrough ops, a retained intermediate and a hook that keeps
+    what it sees), writing each ``.grad`` in place changes nothing else that is visible."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    ops_ = st.lists(
+        st.tuples(st.sampled_from(["add", "sub", "mul", "neg", "mm", "sum_to", "keep"]),
+                  st.integers(0, 9), st.integers(0, 9)),
+        min_size=1, max_size=8,
+    )  # fmt: skip
+
+    @settings(max_examples=60, deadline=None)
+    @given(ops_, st.booleans())
+    def check(program: list[tuple[str, int, int]], retain: bool) -> None:
+        leaves = [leaf(np.full((2, 2), float(i + 1))) for i in range(3)]
+        kept: list[tt.Tensor] = []
+        leaves[2].register_hook(lambda g: kept.append(g))
+        values = list(leaves)
+        for name, i, j in program:
+            a, b = values[i % len(values)], values[j % len(values)]
+            if name == "add":
+                values.append(a + b)
+            elif name == "sub":
+                values.append(a - b)
+            elif name == "mul":
+                values.append(a * b)
+            elif name == "neg":
+                values.append(-a)
+            elif name == "mm":
+                values.append(a @ b)
+            elif name == "sum_to":
+                values.append(a.sum(0, keepdim=True) + b)
+            else:
+                values.append(a * 1.0)
+        retained = values[-1] * 1.0
+        if retain:
+            retained.retain_grad()
+        (retained + sum(values[3:], tt.zeros(2, 2, dtype=tt.float64))).sum().backward()
+        visible = [t.grad for t in leaves if t.grad is not None] + kept
+        if retain:
+            visible.append(retained.grad)
+        snapshot = [v.numpy().copy() for v in visible]
+        for t in leaves:
+            if t.grad is None:
+                continue
+            own = next(k for k, v in enumerate(visible) if v is t.grad)
+            t.grad.fill_(-7.0)  # a write into one .grad ...
+            for k, (v, before) in enumerate(zip(visible, snapshot, strict=True)):
+                if k != own:  # ... reaches no other visible tensor
+                    assert np.array_equal(v.numpy(), before), (program, k, own)
+            t.grad.copy_(tt.tensor(snapshot[own]))
+
+    check()
