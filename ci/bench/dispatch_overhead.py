@@ -74,6 +74,8 @@ def main() -> None:
 
     rows.append(("kernel called directly", direct, direct))
     plain = row("plain op, overload  ops.bench.plain.default(x)", lambda: plain_op(x))
+    entry = plain_op.call1
+    row("plain op, one-tensor entry  .call1(x) (a + b, tt.sin)", lambda: entry(x))
     packet = ops.bench.plain
     row("plain op, packet    ops.bench.plain(x)", lambda: packet(x))
     ft = ops.bench.ft.default
