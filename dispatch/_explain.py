@@ -97,7 +97,11 @@ def explain(op: str | OpOverload | OpOverloadPacket, *args: Any, **kwargs: Any) 
     included, excluded = _tls.state.included, _tls.state.excluded
     unmasked = tensor_bits | included
     ks = unmasked & ~excluded & mask
-    grad = " (an argument requires grad)" if tensor_bits & REQUIRES_GRAD_BIT else ""
+    grad = ""
+    if tensor_bits & REQUIRES_GRAD_BIT:
+        grad = " (an argument requires grad" + (
+            ")" if _tls.state.grad_enabled else "; grad mode is off, so grad-only kernels skip)"
+        )
     lines = [
         f"{overload.name}: {overload.schema}",
         f"  tensor keys:   {DispatchKeySet.from_bits(tensor_bits)!r}{grad}",

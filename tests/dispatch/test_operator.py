@@ -590,6 +590,7 @@ def test_grad_only_kernel_runs_only_when_an_argument_requires_grad(lib: Any) -> 
         assert op(needs_grad) == "cpu"
         assert ran == [DispatchKeySet("CPU")]
         assert "1. CPU" in explain(op, needs_grad)
+        assert "grad mode is off" in explain(op, needs_grad)
         ran.clear()
         op.redispatch(DispatchKeySet(["AutogradCPU", "CPU"]), needs_grad)
         assert ran == ["autograd", DispatchKeySet("CPU")]
