@@ -210,9 +210,26 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
 
     out["full"] = rename(full, "full", ns)
 
+    raw_arange = getattr(raw, "arange", xp.arange)
+    int64 = tensor.int64
+
     def arange(
         start: Any, end: Any, step: Any = 1, *, dtype: Any = None, device: Any = None
     ) -> Any:
+        # Fast path: ``arange(n)`` (an index vector) is ints from 0 by 1, in int64.  The
+        # library's arange gives the general path's values; the checks and every other
+        # call (floats, steps, bounds out of order, a dtype) go the general way.
+        if (
+            type(start) is int
+            and type(end) is int
+            and type(step) is int
+            and start == 0
+            and step == 1
+            and dtype is None
+            and 0 <= end < _INT64_MAX
+        ):
+            dev = device if type(device) is device_type else _dev(device)
+            return _make(raw_arange(end, dtype=np.int64), int64, dev)
         dt = factory_dtype(op("arange"), dtype, (start, end, step))
         n = arange_length(start, end, step)
         if dt.kind <= 1:
@@ -327,6 +344,9 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
     for overload in ("Tensor_Tensor", "Tensor_float", "float_Tensor", "float_float"):
         out[f"normal.{overload}"] = normal
     return out
+
+
+_INT64_MAX = 2**63 - 1
 
 
 def _dev(device: Any) -> Any:

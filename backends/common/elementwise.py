@@ -178,6 +178,17 @@ def _number_as(value: Any, cdt: tensor.dtype, xp: Any) -> Any:
     return xp.asarray(value).astype(cdt.numpy_dtype)
 
 
+# Note [Bool operand]
+# A bool tensor never changes the other tensor's dtype (bool is the lowest category,
+# whatever the two tensors' dimensions: ``x * mask``, autograd's masks).  When that dtype
+# is one the op computes in directly, the kernel casts the bool array to it and calls
+# the function, which is what ``_promote`` would do, without its result-type walk.
+# Plain Tensors only: a wrapped number (``2.0 * mask``) promotes by its category, not
+# by its dtype.  Not for sub/rsub, which refuse bool operands (``check_operands``).
+_BOOL = tensor.bool
+_NO_BOOL_OPERAND = frozenset({"sub", "rsub"})
+
+
 def _check_shapes(op: str, self: Any, other: Any, names: tuple[str, str]) -> None:
     if isinstance(other, Tensor):
         shapes.broadcast_shapes(op, tuple(self._array.shape), tuple(other._array.shape), names)
@@ -253,6 +264,8 @@ def _tensor_kernel(
     name = op.name
     ndarray, asarray, finish = ns.ndarray, ns.asarray, ns.finish
 
+    bool_operands = name not in _NO_BOOL_OPERAND
+
     def kernel(self: Any, other: Any) -> Any:
         dt = self._dtype
         odt = direct.get(dt) if dt is other._dtype else None
@@ -262,6 +275,22 @@ def _tensor_kernel(
                 if type(out) is not ndarray:
                     out = asarray(out)
                 return _make(out, odt, self._device)
+            if bool_operands and type(self) is Tensor and type(other) is Tensor:
+                other_dt = other._dtype  # Note [Bool operand]
+                if other_dt is _BOOL:
+                    odt = direct.get(dt)
+                    if odt is not None:
+                        out = fn(self._array, other._array.astype(dt.numpy_dtype))
+                        if type(out) is not ndarray:
+                            out = asarray(out)
+                        return _make(out, odt, self._device)
+                elif dt is _BOOL:
+                    odt = direct.get(other_dt)
+                    if odt is not None:
+                        out = fn(self._array.astype(other_dt.numpy_dtype), other._array)
+                        if type(out) is not ndarray:
+                            out = asarray(out)
+                        return _make(out, odt, self._device)
             x, y, (cdt, odt) = _promote(name, table, self, other)
             out = fn(x, y)
         except ValueError:
@@ -280,6 +309,7 @@ def _scalar_kernel(
     direct = _direct(op)
     name = op.name
     xp, finish = ns.xp, ns.finish
+    ndarray: Any = ns.ndarray
 
     def kernel(self: Any, other: Any) -> Any:
         dt = self._dtype
@@ -296,6 +326,8 @@ def _scalar_kernel(
         except ValueError:
             _check_shapes(name, self, other, names)
             raise
+        if type(out) is ndarray and out.dtype is odt.numpy_dtype:  # finish's test, inline
+            return _make(out, odt, self._device)
         return _make(finish(out, odt), odt, self._device)
 
     return kernel

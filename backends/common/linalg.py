@@ -182,6 +182,9 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         # which raises PyTorch's messages.
         direct = {d: o for d, (c, o) in op.result_dtypes.items() if c is d and o is d}
         direct = {d: o for d, o in direct.items() if ACCUMULATE.get(d, d) is d}
+        any_rank = ndims is None
+        rank_a, rank_b = ndims if ndims is not None else (0, 0)
+        batched = name == "bmm"
 
         def kernel(self: Any, other: Any) -> Any:
             dt = self._dtype
@@ -192,12 +195,12 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 and self._device is other._device
             ):
                 a, b = self._array, other._array
-                if (a.ndim, b.ndim) == ndims if ndims is not None else a.ndim and b.ndim:
+                if (a.ndim and b.ndim) if any_rank else (a.ndim == rank_a and b.ndim == rank_b):
                     try:
                         result = fn(a, b)
                     except (ValueError, TypeError):  # shapes: the general path says why
                         result = None
-                    if result is not None and (name != "bmm" or a.shape[0] == b.shape[0]):
+                    if result is not None and (not batched or a.shape[0] == b.shape[0]):
                         if type(result) is not ndarray:
                             result = asarray(result)
                         return _make(result, dt, self._device)

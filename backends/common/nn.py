@@ -75,9 +75,33 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         cdt = tensor.float32 if dt in _HALF else dt
         return x if x.dtype == cdt.numpy_dtype else x.astype(cdt.numpy_dtype)
 
+    # Note [Softmax fast path]: float32/float64 input, no dtype argument, an int dim:
+    # the backend's ``max_keep(a, axis)``/``sum_keep(a, axis)`` (ufunc.reduce without
+    # the np.max/np.sum wrappers, BLAS row sums) and one division in place.  Everything
+    # else, and every error, goes the general way.
+    max_keep: Any = fns.get("max_keep")
+    sum_keep: Any = fns.get("sum_keep")
+    exp: Any = getattr(xp, "exp", None)
+    log_: Any = getattr(xp, "log", None)
+    fast = max_keep is not None and sum_keep is not None and not meta
+
     def _softmax(op: str, log: bool) -> Callable[..., Any]:
         def kernel(self: Any, dim: Any, dtype: Any = None) -> Any:
-            odt = self._dtype if dtype is None else dtype
+            dt = self._dtype
+            if fast and dtype is None and dt in _FAST and type(dim) is int:
+                x = self._array
+                n = x.ndim
+                if n and -n <= dim < n and x.size:
+                    d = dim % n
+                    shifted = x - max_keep(x, d)
+                    e = exp(shifted)
+                    if log:
+                        out = shifted - log_(sum_keep(e, d))
+                    else:
+                        e /= sum_keep(e, d)
+                        out = e
+                    return _make(out, dt, self._device)
+            odt = dt if dtype is None else dtype
             _float_dtype(op, odt)
             x = self._array
             d = shapes.normalize_dim(op, dim, x.ndim)

@@ -118,7 +118,7 @@ def _run(op: Any, fn: Callable[..., Any], ns: Namespace, accumulate: bool) -> Ca
 
 
 def _dims_dtype(
-    op: Any, fn: Any, ns: Namespace, accumulate: bool, whole: Any = None
+    op: Any, fn: Any, ns: Namespace, accumulate: bool, whole: Any = None, along: Any = None
 ) -> Callable[..., Any]:
     # sum, mean: (self, dim=None, keepdim=False, *, dtype=None)
     run = _run(op, fn, ns, accumulate)
@@ -126,6 +126,8 @@ def _dims_dtype(
     ndarray, asarray = ns.ndarray, ns.asarray
     if whole is None:
         whole = _whole_from(fn)
+    if along is None:
+        along = _along_from(fn)
 
     def kernel(self: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
         if dtype is None:
@@ -141,7 +143,7 @@ def _dims_dtype(
                 axis = dim[0] if type(dim) is list and len(dim) == 1 else dim
                 x = self._array
                 if type(axis) is int and -x.ndim <= axis < x.ndim:
-                    out = fn(x, (axis % x.ndim,), keepdim)
+                    out = along(x, axis % x.ndim, None, None, keepdim)
                     if type(out) is not ndarray:
                         out = asarray(out)
                     return _make(out, odt, self._device)
@@ -155,6 +157,13 @@ def _whole_from(fn: Any) -> Any:
         return fn(x, axes, False)
 
     return whole
+
+
+def _along_from(fn: Any) -> Any:
+    def along(x: Any, axis: int, dtype: Any, out: Any, keepdim: bool) -> Any:
+        return fn(x, (axis,), keepdim)
+
+    return along
 
 
 def _dim_dtype(op: Any, fn: Any, ns: Namespace, accumulate: bool) -> Callable[..., Any]:
@@ -277,15 +286,19 @@ def reduction(
     *,
     accumulate: bool = False,
     whole: Callable[[Any, Any], Any] | None = None,
+    along: Callable[..., Any] | None = None,
 ) -> Callable[..., Any]:
     """The data kernel of reduction ``op`` computing ``fn(x, axes, keepdim, *extra)``.
 
     ``whole(x, None)``, when given, computes the whole-tensor reduction in one call
     (``np.add.reduce``): ``x.sum()`` on a tiny tensor is a hot call (ci/bench/ops.py).
+    ``along``, when given, is a ufunc's ``reduce``, called as ``along(x, axis, None,
+    None, keepdim)`` for a reduction over one axis (``g.sum(0)``, the bias gradient),
+    without ``fn``'s Python frame.
     """
     convention = CONVENTION_OF[op.name]
     if convention == "dims_dtype":
-        kernel = _dims_dtype(op, fn, ns, accumulate, whole)
+        kernel = _dims_dtype(op, fn, ns, accumulate, whole, along)
     else:
         kernel = CONVENTIONS[convention](op, fn, ns, accumulate)
     return rename(kernel, op.name, ns)

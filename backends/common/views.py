@@ -37,13 +37,40 @@ def _key(dim: int, index: Any) -> tuple[Any, ...]:
     return (*(_ALL,) * dim, index, ...)
 
 
+# Note [View fast path]
+# ``x.view(b, -1)``, ``x.reshape(...)``, ``x.unsqueeze(0)`` on small tensors cost mostly
+# argument checks: ``infer_size`` walks the sizes in Python, ``normalize_dim`` tests
+# types.  A backend whose ``reshape`` validates a raw size itself (NumPy's: one -1 at
+# most, the element count, ints only, bools refused) gives it as ``fns["reshape_raw"]``;
+# the kernels hand it a list or tuple of sizes none below -1 (NumPy reads every
+# negative size as "infer"; PyTorch refuses all but -1) and take the general path,
+# with PyTorch's messages, whenever it raises.  ``unsqueeze`` wraps a plain int dim
+# inline.  Results are the general path's: the same ``reshape`` call makes them.
+
+
 def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
     """View kernels; ``fns``: ``reshape(x, shape, copy)``, ``broadcast_to(x, shape)``,
-    ``diagonal(x, offset, axis1, axis2)`` (a writeable view) for the backend's arrays."""
+    ``diagonal(x, offset, axis1, axis2)`` (a writeable view) for the backend's arrays,
+    and optionally ``reshape_raw`` (Note [View fast path])."""
     reshape_fn, broadcast_to, diagonal_fn = fns["reshape"], fns["broadcast_to"], fns["diagonal"]
+    reshape_raw = fns.get("reshape_raw")
+
+    def _raw(x: Any, size: Any, copy: bool | None) -> Any:
+        """``reshape_raw(x, size, copy)``, or None where the general path must decide."""
+        if reshape_raw is None or not isinstance(size, (list, tuple)):
+            return None
+        try:
+            if min(size) < -1:
+                return None
+            return reshape_raw(x, size, copy)
+        except (ValueError, TypeError, OverflowError):  # a bad count or type, a view needing a copy
+            return None
 
     def view(self: Any, size: Any) -> Any:
         x = self._array
+        out = _raw(x, size, False)
+        if out is not None:  # Note [View fast path]
+            return _make(out, self._dtype, self._device)
         shape = infer_size("view", size, x.size)
         try:
             out = reshape_fn(x, shape, False)
@@ -57,6 +84,9 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
 
     def reshape(self: Any, shape: Any) -> Any:
         x = self._array
+        out = _raw(x, shape, None)
+        if out is not None:  # Note [View fast path]
+            return _make(out, self._dtype, self._device)
         target = infer_size("reshape", shape, x.size)
         return _make(reshape_fn(x, target, None), self._dtype, self._device)
 
@@ -228,7 +258,11 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
 
     def unsqueeze(self: Any, dim: Any) -> Any:
         x = self._array
-        d = _dim("unsqueeze", dim, x.ndim + 1)
+        n = x.ndim + 1
+        if type(dim) is int and -n <= dim < n:  # Note [View fast path]
+            d = dim % n
+        else:
+            d = _dim("unsqueeze", dim, n)
         shape = (*x.shape[:d], 1, *x.shape[d:])  # a reshape gives the new dim PyTorch's stride
         return _make(reshape_fn(x, shape, False), self._dtype, self._device)
 

@@ -130,6 +130,8 @@ def _whole_sum(x: Any, axes: Any) -> Any:
 
 # Whole-tensor reductions in one call, for the kernels' fast path (x.sum()).
 WHOLE: dict[str, Any] = {"sum": _whole_sum}
+# Reductions over one axis: the ufunc's reduce itself, called by position (g.sum(0)).
+ALONG: dict[str, Any] = {"sum": np.add.reduce}
 # max(self) / max.dim / min(self) / min.dim: (whole-tensor fn, index fn along an axis).
 # max.other / min.other are maximum / minimum: composites in tensor._composite.
 EXTREMES: dict[str, tuple[Any, Any]] = {
@@ -142,7 +144,12 @@ def kernels() -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, (fn, accumulate) in REDUCTIONS.items():
         out[name] = red.reduction(
-            tensor.op_info(name), fn, NS, accumulate=accumulate, whole=WHOLE.get(name)
+            tensor.op_info(name),
+            fn,
+            NS,
+            accumulate=accumulate,
+            whole=WHOLE.get(name),
+            along=ALONG.get(name),
         )
     for name, (whole, index) in EXTREMES.items():
         op = tensor.op_info(name)
