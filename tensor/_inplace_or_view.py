@@ -20,8 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from dispatch import DispatchKey, DispatchKeySet, Library, _operator
-from dispatch._keys import keyset_from_bits
+from dispatch import DispatchKey, DispatchKeySet, Library
 
 from . import _convert, _ops
 from ._optable import OP_TABLE
@@ -47,33 +46,14 @@ def mark_view(out: Any, base: Any) -> None:
         out._version_counter = counter
 
 
-# Note [Inline redispatch]
-# Both kernels run the backend's kernel the way ``op.redispatch(keyset & BELOW, ...)``
-# does, written out: the table lookup inline, and a DispatchKeySet made only for a
-# with_keyset kernel below (a plain backend kernel takes none).  That is one frame and
-# one object less on every view (``x.T``, ``reshape``) and in-place call (``p -= q``):
-# ~0.15 us of a ~1.5 us call.  Under DISPATCH_TRACE they call ``op.redispatch``, so that
-# a traced run shows the step (as the autograd layer does, Note [Recording cost]).
-_TRACING = _operator.TRACING
 _ndarray = np.ndarray
 
 
 def _bump_kernel(op: Any, position: int, name: str) -> Any:
-    redispatch = op.redispatch
+    below = op.below
 
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
-        bits = keyset._bits & _BELOW_BITS
-        if _TRACING:
-            out = redispatch(keyset_from_bits(bits), *args, **kwargs)
-        else:  # Note [Inline redispatch]
-            _mask, fns, ks_slots, _grad_mask = op._state
-            slot = bits.bit_length()
-            if ks_slots >> slot & 1:
-                out = fns[slot](keyset_from_bits(bits), *args, **kwargs)
-            elif kwargs:
-                out = fns[slot](*args, **kwargs)
-            else:  # no keywords: no empty dict to pass on
-                out = fns[slot](*args)
+        out = below(keyset._bits & _BELOW_BITS)(*args, **kwargs)
         t = args[position] if position < len(args) else kwargs[name]
         counter = t._version_counter
         if counter is None:
@@ -87,21 +67,10 @@ def _bump_kernel(op: Any, position: int, name: str) -> Any:
 
 
 def _view_kernel(op: Any, maybe: bool) -> Any:
-    redispatch = op.redispatch
+    below = op.below
 
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
-        bits = keyset._bits & _BELOW_BITS
-        if _TRACING:
-            out = redispatch(keyset_from_bits(bits), *args, **kwargs)
-        else:  # Note [Inline redispatch]
-            _mask, fns, ks_slots, _grad_mask = op._state
-            slot = bits.bit_length()
-            if ks_slots >> slot & 1:
-                out = fns[slot](keyset_from_bits(bits), *args, **kwargs)
-            elif kwargs:
-                out = fns[slot](*args, **kwargs)
-            else:  # no keywords: no empty dict to pass on
-                out = fns[slot](*args)
+        out = below(keyset._bits & _BELOW_BITS)(*args, **kwargs)
         self = args[0] if args else kwargs["self"]
         if maybe and not (out is not self and _shares(out._array, self._array)):
             return out

@@ -12,7 +12,6 @@ device of its tensor argument).
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -183,7 +182,7 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
 
     # The raw library's empty/zeros/ones (array_api_compat's add a device check: the
     # device was already chosen by BackendSelect).
-    raw = importlib.import_module(ns.ndarray.__module__.partition(".")[0])
+    raw = ns.lib
     device_type = tensor.device
 
     def filled(name: str, fill: Callable[..., Any]) -> None:

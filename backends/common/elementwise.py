@@ -83,11 +83,13 @@ class Namespace:
 
     ``xp`` is the array-API namespace of the backend's array type (array_api_compat's
     ``numpy`` or ``cupy``): code written against it serves both backends.  ``asarray``
-    is the raw library's (array_api_compat's adds a Python frame), for the hot path.
+    is the raw library's (array_api_compat's adds a Python frame), for the hot path;
+    ``lib`` is the raw library itself (``numpy``, ``cupy``) for the same reason.
     """
 
     def __init__(self, array_type: type, module: str, *, asarray: Any = None) -> None:
         self.xp = namespace_of(array_type)
+        self.lib = importlib.import_module(array_type.__module__.partition(".")[0])
         self.module = module  # kernels are named after it: backends.cpu.elementwise.add_tensor
         self.ndarray = array_type
         self.asarray = asarray if asarray is not None else self.xp.asarray
@@ -110,7 +112,7 @@ class MetaNamespace(Namespace):
     """
 
     def __init__(self, module: str) -> None:
-        self.xp = None
+        self.xp = self.lib = None
         self.module = module
         self.ndarray = tensor.MetaArray
         self.asarray = _identity
@@ -277,20 +279,16 @@ def _tensor_kernel(
                 return _make(out, odt, self._device)
             if bool_operands and type(self) is Tensor and type(other) is Tensor:
                 other_dt = other._dtype  # Note [Bool operand]
-                if other_dt is _BOOL:
-                    odt = direct.get(dt)
-                    if odt is not None:
-                        out = fn(self._array, other._array.astype(dt.numpy_dtype))
-                        if type(out) is not ndarray:
-                            out = asarray(out)
-                        return _make(out, odt, self._device)
-                elif dt is _BOOL:
-                    odt = direct.get(other_dt)
-                    if odt is not None:
-                        out = fn(self._array.astype(other_dt.numpy_dtype), other._array)
-                        if type(out) is not ndarray:
-                            out = asarray(out)
-                        return _make(out, odt, self._device)
+                x, y = self._array, other._array
+                if other_dt is _BOOL and dt in direct:
+                    odt, y = direct[dt], y.astype(dt.numpy_dtype)
+                elif dt is _BOOL and other_dt in direct:
+                    odt, x = direct[other_dt], x.astype(other_dt.numpy_dtype)
+                if odt is not None:
+                    out = fn(x, y)
+                    if type(out) is not ndarray:
+                        out = asarray(out)
+                    return _make(out, odt, self._device)
             x, y, (cdt, odt) = _promote(name, table, self, other)
             out = fn(x, y)
         except ValueError:

@@ -180,8 +180,9 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         # the wrap, nothing else (~1.5 us less on small matrices, ci/bench/autograd.py).
         # Shape errors (the library's ValueError) and everything else go the general way,
         # which raises PyTorch's messages.
-        direct = {d: o for d, (c, o) in op.result_dtypes.items() if c is d and o is d}
-        direct = {d: o for d, o in direct.items() if ACCUMULATE.get(d, d) is d}
+        direct = {
+            d for d, (c, o) in op.result_dtypes.items() if c is d and o is d and d not in ACCUMULATE
+        }
         any_rank = ndims is None
         rank_a, rank_b = ndims if ndims is not None else (0, 0)
         batched = name == "bmm"

@@ -12,7 +12,6 @@ end, as PyTorch's CPU kernels accumulate.  Convolution and pooling live in
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -57,10 +56,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     asarray = ns.asarray
     min_all = fns.get("min_all", lambda a: a.min())
     aranges: dict[int, Any] = {}
-    # The raw library's (NumPy's, CuPy's): array_api_compat's adds a Python frame.
-    count_nonzero = getattr(
-        importlib.import_module(ns.ndarray.__module__.partition(".")[0]), "count_nonzero", None
-    ) or (lambda a: a.sum())
+    count_nonzero = getattr(ns.lib, "count_nonzero", None) or (lambda a: a.sum())
     tiny_sums: dict[Any, float] = {}  # dtype -> smallest row sum the shared shift allows
 
     def _rows(n: int) -> Any:

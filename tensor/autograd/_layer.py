@@ -45,10 +45,8 @@ from dispatch import (
     DispatchKeySet,
     Library,
     OpOverload,
-    _operator,
     ops,
 )
-from dispatch._keys import keyset_from_bits
 
 from . import _grad_mode
 from ._graph import Node, grad_accumulator, new_seq
@@ -307,8 +305,8 @@ def _reads_self(spec: Spec | None, bound: dict[str, Any]) -> bool:
 # hundred ns, so the kernel keeps to one pass over each: tensor arguments that lead the
 # schema (``self``, ``other``: most operators) are a slice of ``args``; binding skips
 # the type checks (the operator already ran: ``bind_trusted``); a single tensor output
-# is marked inline; the kernel below autograd is looked up and called here, without
-# ``op.redispatch``'s frame (except under DISPATCH_TRACE, which must show that step).
+# is marked inline; the kernel below autograd is looked up with ``op.below`` and called
+# here, without ``op.redispatch``'s frame.
 # A recorded call costs ~2-3 us over the plain call (PyTorch: ~0.4 us);
 # ci/bench/autograd.py shows the effect as "forward ... requires_grad / without".
 
@@ -319,8 +317,7 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
     if _is_inplace(op):
         return _inplace_kernel(op, formula)
     schema = op.schema
-    redispatch = op.redispatch
-    tracing = _operator.TRACING
+    below = op.below
     grad_state = _grad_mode.state
     spec = _saved_spec(formula)
     bind = schema.bind_trusted
@@ -331,16 +328,7 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
         lead = -1
 
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
-        bits = keyset._bits & _AFTER_BITS
-        if tracing:
-            out = redispatch(keyset_from_bits(bits), *args, **kwargs)
-        else:  # op.redispatch(keyset & AFTER_AUTOGRAD, ...), inline: one frame less
-            _mask, fns, ks_slots, _grad_mask = op._state
-            slot = bits.bit_length()
-            if ks_slots >> slot & 1:
-                out = fns[slot](keyset_from_bits(bits), *args, **kwargs)
-            else:
-                out = fns[slot](*args, **kwargs)
+        out = below(keyset._bits & _AFTER_BITS)(*args, **kwargs)
         if not grad_state.grad_enabled:
             return out
         inputs = args[:lead] if 0 <= lead <= len(args) else _collect(schema, args, kwargs)
