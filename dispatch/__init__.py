@@ -36,6 +36,7 @@ from ._opcheck import OpCheckError, opcheck
 from ._operator import REQUIRES_GRAD_BIT, OpOverload, OpOverloadPacket
 from ._ops import ops
 from ._schema import FunctionSchema, SchemaBindError, SchemaParseError, parse_schema
+from ._schema_bind import register_type_check
 from ._tls import (
     exclude_keys,
     include_keys,
@@ -71,6 +72,7 @@ __all__ = [
     "impl",
     "include_keys",
     "infer_schema",
+    "register_type_check",
     "opcheck",
     "ops",
     "parse_schema",

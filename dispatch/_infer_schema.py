@@ -26,6 +26,7 @@ __all__ = ["UNKNOWN_MUTATES", "infer_schema"]
 UNKNOWN_MUTATES = "unknown"
 _SEQUENCES = (list, tuple, collections.abc.Sequence, typing.Sequence, list, tuple)
 _SCALARS = {int: "SymInt", float: "float", bool: "bool", str: "str", complex: "complex"}
+_SCALAR_UNION = frozenset({int, float, bool})
 
 
 class _Unsupported(Exception):
@@ -47,16 +48,22 @@ def _schema_type(t: object, where: str) -> str:
     args = typing.get_args(t)
     if origin in (typing.Union, types.UnionType):
         rest = [a for a in args if a is not type(None)]
-        if len(rest) == 1 and len(args) == 2:
+        optional = "?" if len(rest) < len(args) else ""
+        if len(rest) == 3 and set(rest) == _SCALAR_UNION:  # torch: a Scalar
+            return "Scalar" + optional
+        if len(rest) == 1 and optional:
             return _schema_type(rest[0], where) + "?"
-        raise _Unsupported(f"{where} has unsupported union type {t}; only `X | None` is allowed")
+        raise _Unsupported(
+            f"{where} has unsupported union type {t}; only `X | None` and "
+            "`int | float | bool` (a Scalar) are allowed"
+        )
     if origin in _SEQUENCES:
         if origin in (tuple, tuple) and not (len(args) == 2 and args[1] is Ellipsis):
             raise _Unsupported(f"{where}: use Sequence[X] or list[X] for lists, not {t}")
         if not args:
             raise _Unsupported(f"{where}: a list annotation needs an element type, got {t}")
         elem = _schema_type(args[0], where)
-        if elem not in ("Tensor", "Tensor?", "SymInt", "float", "bool"):
+        if elem not in ("Tensor", "Tensor?", "SymInt", "float", "bool", "Scalar"):
             raise _Unsupported(f"{where} has unsupported list element type {args[0]}")
         return elem + "[]"
     if _is_tensor_class(t):
@@ -77,8 +84,15 @@ def _return_type(t: object) -> str:
         args = typing.get_args(t)
         if len(args) == 2 and args[1] is Ellipsis:
             raise _Unsupported(f"the return annotation {t} has no fixed length")
-        return "(" + ", ".join(_schema_type(a, "a returned value") for a in args) + ")"
-    return _schema_type(t, "the return value")
+        return "(" + ", ".join(_one_return(a, "a returned value") for a in args) + ")"
+    return _one_return(t, "the return value")
+
+
+def _one_return(t: object, where: str) -> str:
+    text = _schema_type(t, where)
+    if text.endswith("?"):  # as torch: a kernel returns a tensor, never None
+        raise _Unsupported(f"{where} has unsupported optional type {t}; return a Tensor")
+    return text
 
 
 # -- string annotations, without eval --------------------------------------------------------
@@ -191,6 +205,11 @@ def infer_schema(
     for index, p in enumerate(sig.parameters.values()):
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             raise ValueError(f"infer_schema({where}): *args and **kwargs are not supported")
+        if p.kind is p.POSITIONAL_ONLY:  # as torch: every schema argument has a name
+            raise ValueError(
+                f"infer_schema({where}): positional-only parameters are not supported "
+                f"({p.name} comes before '/'); remove the '/'"
+            )
         if p.annotation is p.empty:
             raise ValueError(
                 f"infer_schema({where}): parameter {p.name} must have a type annotation."

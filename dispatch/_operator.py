@@ -34,7 +34,7 @@ import sys
 import threading
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, NoReturn
 
 from . import _errors, _tls
 from ._kernel import Kernel, kernel_name
@@ -49,6 +49,8 @@ from ._keys import (
     parse_key,
 )
 from ._schema import FunctionSchema, SchemaBindError
+from ._schema_bind import ListType, OptionalType
+from ._validate import arity_ok, fast_types, make_checker
 
 __all__ = ["REQUIRES_GRAD_BIT", "OpOverload", "OpOverloadPacket", "TableEntry"]
 
@@ -72,6 +74,10 @@ _tls_state = _tls.state
 _NONDEFAULT = _tls.NONDEFAULT
 _DEFAULT_INCLUDED = _tls.DEFAULT_INCLUDED
 _DEFAULT_KEEP = _tls.DEFAULT_KEEP
+
+
+def _no_check(*args: Any, **kwargs: Any) -> None:
+    """The checker of an operator without a schema: calling it raises, at its kernel."""
 
 
 class TableEntry:
@@ -141,9 +147,13 @@ class OpOverload:
 
     __slots__ = (
         "__weakref__",
+        "_arity1",
+        "_arity2",
+        "_check",
         "_entries",
         "_extractors",
         "_kernels",
+        "_optional_elements",
         "_packet",
         "_py_kernels",
         "_qualname",
@@ -151,6 +161,7 @@ class OpOverload:
         "_state",
         "_tags",
         "_tensor_pos",
+        "_types1",
         "define_location",
     )
 
@@ -166,6 +177,12 @@ class OpOverload:
         self._tensor_pos: tuple[int, ...] = ()
         self._extractors: tuple[tuple[int, str, str], ...] = ()
         self._entries: tuple[TableEntry, ...] = ()
+        # Note [Validating every call]: the schema's checker, and what the fixed-arity
+        # entries need to know without calling it.
+        self._check: Callable[..., None] = _no_check
+        self._arity1 = self._arity2 = False
+        self._types1: frozenset[type] = frozenset()
+        self._optional_elements: frozenset[int] = frozenset()
         # (mask, kernels, with_keyset slot bits, grad mask): one tuple, swapped in whole,
         # so a concurrent call sees the old table or the new one, never a mix.
         self._state: tuple[int, tuple[Callable[..., Any], ...], int, int] = (0, (), 0, 0)
@@ -221,6 +238,10 @@ class OpOverload:
 
     # -- the call path -----------------------------------------------------------------------
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
+        try:  # Note [Validating every call]
+            self._check(*args, **kwargs)
+        except TypeError as e:
+            self._bind_failed(args, kwargs, e)
         mask, fns, ks_slots, grad_mask = self._state
         bits = 0
         try:
@@ -249,8 +270,17 @@ class OpOverload:
     def redispatch(self, keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
         """Run the kernel of ``keyset``'s highest key with exactly ``keyset``.
 
-        No thread-local keys are added and nothing is masked (SEMANTICS.md §6).
+        No thread-local keys are added and nothing is masked (SEMANTICS.md §6).  The call
+        is validated first, as every entry's (Note [Validating every call]).
         """
+        try:
+            self._check(*args, **kwargs)
+        except TypeError as e:
+            self._bind_failed(args, kwargs, e)
+        if self._schema is not None:  # the tensors, as a call's key extraction checks them
+            self._slow_bits(args, kwargs)
+            if self._extractors:
+                self._optional_bits(args, kwargs)
         _mask, fns, ks_slots, _grad_mask = self._state
         slot = keyset._bits.bit_length()
         if ks_slots >> slot & 1:
@@ -294,12 +324,18 @@ class OpOverload:
             if value is None:
                 continue
             if kind == "tensor_list":
+                optional_elements = i in self._optional_elements
                 if not isinstance(value, (list, tuple)):
                     self.schema.check(args, kwargs, op_name=self._qualname)
                     continue
                 for t in value:
-                    if t is not None:
-                        bits |= getattr(t, "_dispatch_bits", 0)
+                    b = getattr(t, "_dispatch_bits", None)
+                    if b is None:
+                        if t is None and optional_elements:
+                            continue
+                        self.schema.check(args, kwargs, op_name=self._qualname)
+                        continue
+                    bits |= b
             else:
                 b = getattr(value, "_dispatch_bits", None)
                 if b is None:
@@ -307,6 +343,12 @@ class OpOverload:
                     continue
                 bits |= b
         return bits
+
+    def _bind_failed(self, args: tuple[Any, ...], kwargs: dict[str, Any], e: TypeError) -> NoReturn:
+        """The checker refused the call: say why in the schema's terms."""
+        if not isinstance(e, SchemaBindError):
+            self.schema.check(args, kwargs, op_name=self._qualname)  # raises, naming the argument
+        raise e
 
     def _annotate(
         self, e: Exception, slot: int, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -333,8 +375,24 @@ class OpOverload:
         self._tags = tags
         if schema is None:
             self._tensor_pos, self._extractors = (), ()
+            self._check, self._arity1, self._arity2 = _no_check, False, False
+            self._types1 = frozenset()
             self.__class__ = OpOverload
             return
+        self._check = make_checker(schema, self._qualname)
+        self._arity1 = arity_ok(schema, 1)
+        self._arity2 = arity_ok(schema, 2)
+        args = schema.arguments
+        self._types1 = (
+            fast_types(args[1].type)
+            if self._arity2 and args[1].type.tensor_kind is None
+            else frozenset()
+        )
+        self._optional_elements = frozenset(
+            i
+            for i, a in enumerate(args)
+            if isinstance(a.type, ListType) and isinstance(a.type.elem, OptionalType)
+        )
         plain, extra = [], []
         for index, name, kind in schema.tensor_arg_indices:
             if kind == "tensor":
@@ -529,6 +587,10 @@ class _OneTensor(OpOverload):
     __slots__ = ()
 
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
+        try:  # Note [Validating every call]
+            self._check(*args, **kwargs)
+        except TypeError as e:
+            self._bind_failed(args, kwargs, e)
         mask, fns, ks_slots, grad_mask = self._state
         try:
             bits = args[0]._dispatch_bits
@@ -558,6 +620,8 @@ class _OneTensor(OpOverload):
             bits = a._dispatch_bits
         except AttributeError:  # not a tensor: the full path says what is wrong
             return self(a)
+        if not self._arity1:  # Note [Validating every call]
+            return self(a)
         if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
             mask = grad_mask
         if _NONDEFAULT[0] & mask:
@@ -581,6 +645,8 @@ class _OneTensor(OpOverload):
         try:
             bits = a._dispatch_bits
         except AttributeError:
+            return self(a, b)
+        if type(b) not in self._types1:  # Note [Validating every call]: the full check
             return self(a, b)
         if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
             mask = grad_mask
@@ -608,6 +674,10 @@ class _TwoTensors(OpOverload):
     __slots__ = ()
 
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
+        try:  # Note [Validating every call]
+            self._check(*args, **kwargs)
+        except TypeError as e:
+            self._bind_failed(args, kwargs, e)
         mask, fns, ks_slots, grad_mask = self._state
         try:
             bits = args[0]._dispatch_bits | args[1]._dispatch_bits
@@ -637,6 +707,8 @@ class _TwoTensors(OpOverload):
         try:
             bits = a._dispatch_bits | b._dispatch_bits
         except AttributeError:  # not tensors: the full path says what is wrong
+            return self(a, b)
+        if not self._arity2:  # Note [Validating every call]
             return self(a, b)
         if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
             mask = grad_mask
@@ -670,6 +742,10 @@ class _FirstTensorList(OpOverload):
     __slots__ = ()
 
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
+        try:  # Note [Validating every call]
+            self._check(*args, **kwargs)
+        except TypeError as e:
+            self._bind_failed(args, kwargs, e)
         mask, fns, ks_slots, grad_mask = self._state
         tensors = args[0] if args else None
         if type(tensors) is list or type(tensors) is tuple:
@@ -700,7 +776,7 @@ class _FirstTensorList(OpOverload):
 
     def call1(self, tensors: Any, /) -> Any:
         """``self(tensors)``: the list alone (``tt.cat(xs)``), as ``_OneTensor.call1``."""
-        if type(tensors) is not list and type(tensors) is not tuple:
+        if (type(tensors) is not list and type(tensors) is not tuple) or not self._arity1:
             return self(tensors)
         mask, fns, ks_slots, grad_mask = self._state
         try:
@@ -800,7 +876,7 @@ class OpOverloadPacket:
             raise RuntimeError(_errors.undefined_operator(self.name))
         if len(candidates) == 1:
             candidates[0].schema.check(args, kwargs, op_name=candidates[0].name)
-        raise TypeError(
+        raise SchemaBindError(
             f"{self.name}: no overload accepts these arguments. Tried:\n  " + "\n  ".join(errors)
         )
 

@@ -39,6 +39,7 @@ __all__ = [
     "default_text",
     "is_ident",
     "is_tensor_like",
+    "register_type_check",
     "type_text",
 ]
 
@@ -70,8 +71,13 @@ VARARGS_KEY: Final = "..."
 """Where ``bind`` puts the extra positional values of a ``...`` (vararg) schema."""
 
 
-class SchemaBindError(TypeError):
-    """A call does not fit an operator's schema (wrong type, missing or extra argument)."""
+class SchemaBindError(TypeError, RuntimeError):
+    """A call does not fit an operator's schema (wrong type, missing or extra argument).
+
+    A ``TypeError``, as Python raises for a call that does not fit a signature, and a
+    ``RuntimeError``, as PyTorch's ``torch.ops`` raises for one that does not fit a
+    schema: code written for either habit catches it.
+    """
 
 
 def is_tensor_like(value: object) -> bool:
@@ -160,9 +166,43 @@ _BASE_CHECKS: Final[dict[str, Callable[[object], bool]]] = {
 BROADCAST_ELEMENTS: Final = frozenset({"int", "SymInt", "float", "bool"})
 
 
+# Checks for the types whose values belong to the tensor library (ScalarType, Device,
+# Layout, MemoryFormat, Generator, ...), registered by it; see ``register_type_check``.
+_LIBRARY_CHECKS: dict[str, Callable[[object], bool]] = {}
+
+
+def register_type_check(type_name: str, ok: Callable[[object], bool]) -> None:
+    """Say which values fit the schema type ``type_name`` (``"ScalarType"``, ``"Device"``...).
+
+    ``dispatch`` knows no dtype or device classes, so the tensor library that defines them
+    registers their checks; until it does, such a type takes any value but None.  Every
+    operator's checker sees the change at once (the check is looked up per call).
+    """
+    if type_name not in _OPAQUE_TYPES and type_name != "Any":
+        raise ValueError(
+            f"register_type_check: {type_name!r} is not a library-defined schema type; "
+            f"expected one of {', '.join(sorted(_OPAQUE_TYPES))}"
+        )
+    _LIBRARY_CHECKS[type_name] = ok
+
+
+def _library_check(name: str) -> Callable[[object], bool]:
+    get = _LIBRARY_CHECKS.get
+
+    def ok(value: object) -> bool:
+        fn = get(name)
+        return value is not None if fn is None else value is not None and fn(value)
+
+    return ok
+
+
 def _base_check(name: str) -> Check:
-    """The check for a base type; opaque types (ScalarType, Device, Any, ...) take any non-None."""
-    return Check(_BASE_CHECKS.get(name, _is_not_none), name, _type_name)
+    """The check for a base type; the library's types (ScalarType, Device, ...) use the check
+    it registered (``register_type_check``), else take any non-None value, as ``Any`` does."""
+    ok = _BASE_CHECKS.get(name)
+    if ok is None:
+        ok = _library_check(name) if name in _OPAQUE_TYPES else _is_not_none
+    return Check(ok, name, _type_name)
 
 
 def _optional_check(inner: Check) -> Check:
@@ -183,11 +223,14 @@ def _list_check(inner: Check, size: int | None, broadcast: bool) -> Check:
     """
     inner_ok = inner.ok
     expected = f"{inner.expected}[{'' if size is None else size}]"
+    # Elements of these exact types pass without a call (``[0, 1]`` for ``int[]``): lists
+    # are checked on every call (Note [Validating every call]).
+    exact = {"int": int, "SymInt": int, "bool": bool, "str": str}.get(inner.expected)
 
     def ok(value: object) -> bool:
         if isinstance(value, (list, tuple)):
             for item in value:  # noqa: SIM110 (a loop beats all() over a generator here)
-                if not inner_ok(item):
+                if type(item) is not exact and not inner_ok(item):
                     return False
             return True
         return broadcast and inner_ok(value)
@@ -367,6 +410,24 @@ _OPAQUE_TYPES: Final = frozenset(
 )
 
 
+# The bare names a default may use, per type, as PyTorch's schema parser takes them
+# (``int reduction=Mean``, ``ScalarType dtype=long``, ``MemoryFormat m=contiguous_format``);
+# any other name is refused when the schema is defined.
+_ENUM_DEFAULTS: Final[dict[str, frozenset[str]]] = {
+    "int": frozenset({"Mean"}),
+    "SymInt": frozenset({"Mean"}),
+    "MemoryFormat": frozenset({"contiguous_format"}),
+    "Layout": frozenset({"strided"}),
+    "ScalarType": frozenset(
+        {
+            "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+            "float32", "float64", "complex32", "complex64", "complex128", "byte", "char",
+            "short", "int", "long", "half", "float", "double", "chalf", "cfloat", "cdouble",
+        }
+    ),
+}  # fmt: skip
+
+
 def coerce_default(t: SchemaType, value: object) -> object:
     """``value`` as the default of a ``t`` argument (lists become tuples, ints floats for
     ``float``), or ValueError saying why it does not fit."""
@@ -385,7 +446,14 @@ def coerce_default(t: SchemaType, value: object) -> object:
     kind = type(value)
     if name == "Any" and _is_literal(value):
         return _freeze(value)
-    if name in ("int", "SymInt") and (kind is int or kind is EnumDefault):
+    if isinstance(value, EnumDefault):
+        if value.name in _ENUM_DEFAULTS.get(name, ()):
+            return value
+        allowed = ", ".join(sorted(_ENUM_DEFAULTS.get(name, ()))) or "none"
+        raise ValueError(
+            f"{name} cannot default to the name {value.name!r} (names {name} takes: {allowed})"
+        )
+    if name in ("int", "SymInt") and kind is int:
         return value
     if name == "float" and isinstance(value, (int, float)) and kind is not bool:
         try:
@@ -401,7 +469,7 @@ def coerce_default(t: SchemaType, value: object) -> object:
         return value
     if (name == "bool" and kind is bool) or (name == "str" and kind is str):
         return value
-    if name in _OPAQUE_TYPES and kind in (int, str, EnumDefault):
+    if name in _OPAQUE_TYPES and kind in (int, str):
         return value
     if name == "Tensor":
         raise ValueError("a Tensor can only default to None, and only when optional (Tensor?)")
@@ -465,12 +533,15 @@ def default_key(value: object) -> object:
 
 # Note [Bind fast path]
 # ~~~~~~~~~~~~~~~~~~~~~
-# ``bind`` runs on every operator call, so the Binder precomputes what it can: the
-# name -> index map, one ``ok`` callable per argument, and for each possible number of
-# positional values the dict of defaults that fills the rest (``_tails``), or None when
-# some argument after them is required.  A call without keywords is then one loop over
-# the positional values plus one ``dict.update``.  Defaults are immutable (numbers,
-# strings, tuples), so sharing the dicts' values between calls is safe.
+# ``bind`` maps a call onto the schema's names: the autograd layer binds each call it
+# records (``bind_trusted``), and a refused call is bound again to say which argument is
+# wrong.  (Validating every call is the generated checker's job, in ``_validate``.)  So
+# the Binder precomputes what it can: the name -> index map, one ``ok`` callable per
+# argument, and for each possible number of positional values the dict of defaults that
+# fills the rest (``_tails``), or None when some argument after them is required.  A
+# call without keywords is then one loop over the positional values plus one
+# ``dict.update``.  Defaults are immutable (numbers, strings, tuples), so sharing the
+# dicts' values between calls is safe.
 
 
 class Binder:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import warnings as _warnings
 
 from . import _api, autograd, nn, return_types
+from . import _schema_types as _schema_types  # registers the dtype and device checks
 from ._convert import MetaArray
 from ._device import device
 from ._dtype import ALIASES as _ALIASES

@@ -110,12 +110,12 @@ def _apply(self: Tensor, key: Any) -> tuple[Tensor, list[Any]]:
         elif type(k) is int:
             result = _select(result, dim, k)
         elif type(k) is slice:
-            step = 1 if k.step is None else k.step.__index__()
+            step = 1 if k.step is None else _slice_index(k.step)
             if step <= 0:
                 raise ValueError("__getitem__(): step must be greater than zero")
             if k.start is not None or k.stop is not None or step != 1:
-                start = None if k.start is None else k.start.__index__()
-                stop = None if k.stop is None else k.stop.__index__()
+                start = None if k.start is None else _slice_index(k.start)
+                stop = None if k.stop is None else _slice_index(k.stop)
                 result = _slice(result, dim, start, stop, step)
             dim += 1
         else:
@@ -125,6 +125,16 @@ def _apply(self: Tensor, key: Any) -> tuple[Tensor, list[Any]]:
             dim += width
             covered = dim
     return result, advanced
+
+
+def _slice_index(value: Any) -> int:
+    try:
+        return int(value.__index__())
+    except AttributeError:
+        raise TypeError(
+            "slice indices must be integers or None or have an __index__ method, "
+            f"not {type(value).__name__}"
+        ) from None
 
 
 def getitem(self: Tensor, key: Any) -> Tensor:

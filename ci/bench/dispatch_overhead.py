@@ -7,6 +7,8 @@ calling the kernel directly vs through the overload and the packet; the same
 with an AutogradCPU fallthrough; a CompositeImplicitAutograd operator that calls
 one other operator vs two plain calls; and, where PyTorch is installed,
 ``torch.library`` define/impl and ``custom_op`` on the same kind of operator.
+The validation table times each operator's schema checker alone beside the whole call
+(Note [Validating every call]): what validating every call costs.
 Figures are best-of-N per-call times; ratios are what to quote (machines are noisy).
 Targets (issue 3): at most 1 us added per plain call; composite <= two plain calls.
 """
@@ -84,6 +86,26 @@ def main() -> None:
     comp = ops.bench.composite.default
     row("CIA op calling plain op (vs 2 plain calls)", lambda: comp(x), 2 * plain)
 
+    # Note [Validating every call]: what the schema checker adds to a call, timed alone
+    # (the call path's try block costs nothing on Python >= 3.11), beside the whole call.
+    lib.define("k(Tensor x, int n=1, *, Scalar alpha=1) -> Tensor")
+    lib.impl("k", lambda x, n=1, *, alpha=1: x, "CPU")
+    lib.define(
+        "r(Tensor x, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"
+    )
+    lib.impl("r", lambda x, dim=None, keepdim=False, *, dtype=None: x, "CPU")
+    k_op, r_op = ops.bench.k.default, ops.bench.r.default
+    k_check, r_check, p_check = k_op._check, r_op._check, plain_op._check
+    checks = [
+        ("f(x)", lambda: plain_op(x), lambda: p_check(x)),
+        ("f(x, 2, alpha=0.5)", lambda: k_op(x, 2, alpha=0.5), lambda: k_check(x, 2, alpha=0.5)),
+        ("f(x, [0, 1], True)", lambda: r_op(x, [0, 1], True), lambda: r_check(x, [0, 1], True)),
+    ]
+    validation = [
+        (name, best_per_call(call, number, repeat), best_per_call(check, number, repeat))
+        for name, call, check in checks
+    ]
+
     try:
         import torch
     except ImportError:
@@ -112,6 +134,12 @@ def main() -> None:
     print(f"{'case':<54}{'per call':>12}{'added':>12}{'ratio':>9}")
     for name, t, base in rows:
         print(f"{name:<54}{t * 1e6:>10.3f}us{(t - base) * 1e6:>10.3f}us{t / base:>9.2f}")
+    print(
+        f"\n{'validation (checker alone, in the whole call)':<54}{'call':>12}{'checker':>12}{'share':>9}"
+    )
+    for name, t, c in validation:
+        print(f"{'  ' + name:<54}{t * 1e6:>10.3f}us{c * 1e6:>10.3f}us{c / t:>9.2f}")
+    print("  .call1(x) / .call2(x, 0.5): no checker call (a flag / one set lookup)")
     added = plain - direct
     print(f"\nadded per plain call: {added * 1e6:.3f} us (target <= 1 us)")
 

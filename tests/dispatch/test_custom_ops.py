@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -66,6 +68,15 @@ def cases(T: type) -> list[tuple[list[Any], Any, Any, str]]:
             "(Tensor(a0!) a, Tensor(a1!) b) -> ()",
         ),
         ([("x", PK, T | None, None)], T, (), "(Tensor? x=None) -> Tensor"),
+        # int | float | bool is a Scalar, in any order, optional and in lists (torch does so).
+        (
+            [("x", PK, T, E), ("s", PK, int | float | bool, E)],
+            T,
+            (),
+            "(Tensor x, Scalar s) -> Tensor",
+        ),
+        ([("s", PK, float | bool | int | None, None)], T, (), "(Scalar? s=None) -> Tensor"),
+        ([("s", PK, Sequence[int | float | bool], E)], T, (), "(Scalar[] s) -> Tensor"),
     ]
 
 
@@ -101,6 +112,10 @@ def test_infer_schema_string_annotations_resolve_without_eval() -> None:
         ([("n", PK, int, E)], None, ("n",), "is in mutates_args but is not a Tensor"),
         ([("x", PK, FakeTensor, [1])], None, (), "unsupported default"),
         ([("x", PK, int | str, E)], None, (), "unsupported union type"),
+        ([("x", PK, int | float, E)], None, (), "unsupported union type"),
+        ([("x", P.POSITIONAL_ONLY, FakeTensor, E)], None, (), "positional-only parameters"),
+        ([("x", PK, FakeTensor, E)], FakeTensor | None, (), "unsupported optional type"),
+        ([("x", PK, FakeTensor, E)], tuple[FakeTensor, FakeTensor | None], (), "optional type"),
     ],
 )
 def test_infer_schema_errors_name_the_parameter(
@@ -108,6 +123,14 @@ def test_infer_schema_errors_name_the_parameter(
 ) -> None:
     with pytest.raises(ValueError, match=message):
         infer_schema(sig_fn(params, ret), mutates_args=mutates)
+    torch = importlib.import_module("torch") if importlib.util.find_spec("torch") else None
+    if torch is not None:  # torch refuses the same annotations
+        swap = {FakeTensor: torch.Tensor, FakeTensor | None: torch.Tensor | None}
+        theirs = [(n, k, swap.get(a, a), d) for n, k, a, d in params]
+        if ret == tuple[FakeTensor, FakeTensor | None]:
+            ret = tuple[torch.Tensor, torch.Tensor | None]
+        with pytest.raises(ValueError):
+            torch.library.infer_schema(sig_fn(theirs, swap.get(ret, ret)), mutates_args=mutates)
 
 
 def test_custom_op_default_kernel_device_kernels_and_fake() -> None:

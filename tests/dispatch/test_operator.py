@@ -218,9 +218,11 @@ def test_leading_tensor_list_odd_arguments(list_op: OpOverload, cpu: FakeTensor)
     assert list_op(Listy([cpu])) == "cpu"
     with pytest.raises(SchemaBindError):
         list_op(cpu)  # a tensor where the list belongs
-    # A None adds no keys, as on the general path; binding is checked only if the kernel
-    # fails (``_annotate``), and this kernel does not.
-    assert list_op([cpu, None]) == "cpu"
+    # Note [Validating every call]: a None is no element of a Tensor[] (only of Tensor?[]),
+    # refused before the kernel runs, as any value that is not a tensor.
+    for bad in ([cpu, None], [cpu, 3], (cpu, "x")):
+        with pytest.raises(SchemaBindError, match="element 1"):
+            list_op(bad)
     with pytest.raises(NotImplementedError, match="no tensor arguments"):
         list_op([])
 
@@ -437,17 +439,19 @@ def test_nested_operator_errors_are_noted_once_per_operator(lib: Library, cpu: F
 def test_bad_arguments_raise_schema_bind_error_with_the_kernel_error_as_cause(
     lib: Library, cpu: FakeTensor
 ) -> None:
+    """Note [Validating every call]: a call that does not fit is refused before any
+    kernel runs, with an error that is both a TypeError and a RuntimeError."""
+    ran: list[object] = []
     lib.define("k(Tensor x, int n) -> Tensor")
-    lib.impl("k", lambda x, n: n + 1, "CPU")
+    lib.impl("k", lambda x, n: ran.append(n) or n + 1, "CPU")
     op = _ns(lib).k.default
     assert op(cpu, 1) == 2
     with pytest.raises(SchemaBindError) as info:
         op(cpu, "a")
-    assert isinstance(info.value, TypeError)
-    assert "'n'" in str(info.value)
+    assert isinstance(info.value, TypeError) and isinstance(info.value, RuntimeError)
+    assert "'n'" in str(info.value) and "must be int, not str" in str(info.value)
     assert f"{lib.ns}::k" in str(info.value)
-    assert isinstance(info.value.__cause__, TypeError)
-    assert not isinstance(info.value.__cause__, SchemaBindError)
+    assert ran == [1]  # the kernel never saw "a"
 
 
 def test_non_tensor_for_a_tensor_argument(lib: Library) -> None:

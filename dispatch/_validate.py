@@ -1,0 +1,135 @@
+"""Call validation: one generated checker per schema, run before any kernel.
+
+Imports: the standard library and ``dispatch._schema_bind``.
+
+Note [Validating every call]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+PyTorch's argument parser refuses a call that does not fit the schema before any
+kernel runs.  Kernels here are often written ``def k(*args, **kwargs)`` (fallbacks,
+wrappers, modes), so a kernel failing is no proof of a bad call and a kernel running
+is no proof of a good one: every entry validates first.  To keep that cheap, each
+schema gets a checker generated as Python source with the schema's own signature:
+
+    def check(self, other, *, alpha=_D):
+        if alpha is not _D and not (type(alpha) in _T2 or _ok2(alpha)): _bad(2, alpha)
+
+CPython binds the call onto that signature (arity, unknown and duplicate keywords,
+keyword-only arguments) in C, and only the non-tensor arguments are type-tested,
+exact builtin types first.  An omitted argument is the sentinel ``_D`` and costs one
+``is``.  Tensor arguments are left out on purpose: the call path reads their
+``_dispatch_bits`` to compute the key set anyway, and a value without them sends it
+to the slow path, which checks the whole call (``OpOverload._slow_bits`` and
+``_optional_bits``).  When CPython's binding fails, the ``Binder`` re-checks the call
+to say which argument is wrong in the schema's terms.  Schemas a Python signature
+cannot spell (a ``...`` vararg, an argument named with a Python keyword) use the
+``Binder`` on every call instead: slower, and rare.
+
+The fixed-arity entries (``call1``/``call2``, Note [Specialised call paths]) need no
+checker call: whether one or two positional values fit is known per schema
+(``arity_ok``), and the second value's type is one set lookup (``fast_types``).
+"""
+
+from __future__ import annotations
+
+import keyword
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+from ._schema_bind import (
+    NO_DEFAULT,
+    BaseType,
+    OptionalType,
+    SchemaType,
+    check_for,
+)
+
+__all__ = ["arity_ok", "fast_types", "make_checker"]
+
+_D = object()  # an omitted argument, in generated checkers
+
+# The builtin types that pass each base check outright (the check itself runs otherwise).
+_EXACT: dict[str, frozenset[type]] = {
+    "int": frozenset({int}),
+    "SymInt": frozenset({int}),
+    "float": frozenset({float, int}),
+    "complex": frozenset({complex, float, int}),
+    "bool": frozenset({bool}),
+    "str": frozenset({str}),
+    "Scalar": frozenset({int, float, bool, complex}),
+}
+
+
+def fast_types(t: SchemaType) -> frozenset[type]:
+    """Types whose every value fits ``t`` (empty when none can be told by type alone)."""
+    if isinstance(t, OptionalType):
+        inner = fast_types(t.elem)
+        return inner | {type(None)} if inner else inner
+    if isinstance(t, BaseType):
+        return _EXACT.get(t.name, frozenset())
+    return frozenset()
+
+
+def arity_ok(schema: Any, n: int) -> bool:
+    """Whether ``n`` positional values and no keywords fit ``schema``."""
+    if schema.is_vararg:
+        return n >= schema.min_positional
+    return schema.min_positional <= n <= schema.num_positional and all(
+        a.has_default for a in schema.kwarg_only
+    )
+
+
+def _checkable(t: SchemaType) -> bool:
+    """Whether a value of ``t`` needs the checker (tensor kinds are checked by the call path)."""
+    return t.tensor_kind is None
+
+
+def make_checker(schema: Any, op_name: str) -> Callable[..., None]:
+    """The checker for ``schema``: call it with the call's arguments; it returns None or
+    raises ``SchemaBindError`` naming ``op_name``, the argument, what was expected and
+    what was given."""
+    binder = schema._binder
+    names = [a.name for a in schema.arguments]
+    if (
+        schema.is_vararg
+        or any(keyword.iskeyword(n) or n.startswith("_") for n in names)
+        or len(set(names)) != len(names)
+    ):
+
+        def check(*args: Any, **kwargs: Any) -> None:
+            binder.bind(args, kwargs, op_name)
+
+        return check
+
+    def bad(i: int, value: object) -> NoReturn:
+        binder._type_error(op_name, i, value)
+        raise AssertionError("unreachable")  # _type_error raises
+
+    env: dict[str, Any] = {"_D": _D, "_bad": bad}
+    params: list[str] = []
+    body: list[str] = []
+    star = False
+    for i, a in enumerate(schema.arguments):
+        if a.kwarg_only and not star:
+            params.append("*")
+            star = True
+        params.append(a.name if a.default is NO_DEFAULT else f"{a.name}=_D")
+        if not _checkable(a.type):
+            continue
+        t, test = a.type, ""
+        if isinstance(t, OptionalType):  # inline, without the optional check's own call
+            t, test = t.elem, f"{a.name} is None or "
+        env[f"_ok{i}"] = check_for(t).ok
+        exact = fast_types(t)
+        if exact:
+            env[f"_T{i}"] = exact
+            test += f"type({a.name}) in _T{i} or "
+        test = f"({test}_ok{i}({a.name}))"
+        guard = "" if a.default is NO_DEFAULT else f"{a.name} is not _D and "
+        body.append(f"    if {guard}not {test}: _bad({i}, {a.name})")
+    source = f"def check({', '.join(params)}):\n" + ("\n".join(body) or "    pass") + "\n"
+    # One filename for every checker: compile() interns it, and operators come and go.
+    exec(compile(source, "<dispatch schema checker>", "exec"), env)  # noqa: S102
+    fn = env["check"]
+    fn.__qualname__ = fn.__name__ = f"check_{schema.base_name}"
+    fn.source = source  # for reading: what this operator's calls are checked with
+    return fn
