@@ -339,8 +339,16 @@ def test_call1_and_call2_pick_what_the_general_call_picks(
         ):
             library.define(schema)
             name = schema[0]
-            for key in ("CPU", "Meta", "AutogradCPU", "AutogradMeta"):
+            for key in ("CPU", "Meta"):
                 library.impl(name, lambda *a, _k=key, **k: seen.append(_k) or _k, key)
+            # Grad-only, as autograd kernels are (Note [Grad-only kernels]): run only when
+            # an argument requires grad and grad mode is on.
+            library.impl(
+                name,
+                lambda *a, **k: seen.append("Autograd") or "Autograd",
+                "Autograd",
+                grad_only=True,
+            )
         ns = getattr(ops, library.ns)
         a, b = FakeTensor(bits[0]), FakeTensor(bits[1])
 
