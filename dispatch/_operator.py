@@ -34,9 +34,10 @@ import sys
 import threading
 from collections.abc import Callable
 from functools import partial
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import _errors, _tls
+from ._callpath import VALIDATE, generate
 from ._kernel import Kernel, kernel_name
 from ._keys import (
     ALIAS_TO_RUNTIME,
@@ -236,36 +237,12 @@ class OpOverload:
     def __reduce__(self) -> tuple[object, tuple[str]]:
         return (lookup, (self._qualname,))
 
-    # -- the call path -----------------------------------------------------------------------
-    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
-        try:  # Note [Validating every call]
-            self._check(*args, **kwargs)
-        except TypeError as e:
-            self._bind_failed(args, kwargs, e)
-        mask, fns, ks_slots, grad_mask = self._state
-        bits = 0
-        try:
-            for i in self._tensor_pos:
-                bits |= args[i]._dispatch_bits
-        except (IndexError, AttributeError):
-            bits = self._slow_bits(args, kwargs)
-        if self._extractors:
-            bits |= self._optional_bits(args, kwargs)
-        if bits > _RUNTIME_BITS and _tls_state.grad_enabled:  # Note [Grad-only kernels]
-            mask = grad_mask
-        if _NONDEFAULT[0] & mask:  # Note [Default key sets] in _tls.py
-            included, keep = _tls_state.sets
-            ks = (bits | included) & keep & mask
-        else:
-            ks = (bits | _DEFAULT_INCLUDED) & _DEFAULT_KEEP & mask
-        slot = ks.bit_length()
-        try:
-            if ks_slots >> slot & 1:
-                return fns[slot](_from_bits(ks), *args, **kwargs)
-            return fns[slot](*args, **kwargs)
-        except Exception as e:
-            self._annotate(e, slot, args, kwargs)
-            raise
+    # -- the call path: __call__ is generated (Note [Specialised call paths]) ---------------
+    if TYPE_CHECKING:
+
+        def __call__(self, /, *args: Any, **kwargs: Any) -> Any: ...
+        def call1(self, a: Any, /) -> Any: ...
+        def call2(self, a: Any, b: Any, /) -> Any: ...
 
     def redispatch(self, keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
         """Run the kernel of ``keyset``'s highest key with exactly ``keyset``.
@@ -575,94 +552,11 @@ def _py_impl_location() -> str:
 class _OneTensor(OpOverload):
     """An overload whose only tensor argument is the first one (``sin``, ``sum``...).
 
-    Note [Specialised call paths]: the same steps as ``OpOverload.__call__`` with the
-    loop over tensor positions unrolled; it saves ~70 ns a call (ci/bench).  An
-    operator gets this class when its schema is defined (``_set_schema``).  ``call1``
-    (and ``_TwoTensors.call2``, ``_FirstTensorList.call1``) repeat the steps once more
-    for callers that pass exactly the tensors: with no ``*args``/``**kwargs`` to pack
-    and unpack, a call costs ~130 ns less (``a + b``, ``tt.sin(x)``: ci/bench/ops.py).
-    The steps are written out in each on purpose: a shared helper would cost a frame.
+    Its ``__call__``, ``call1`` and ``call2`` are generated: Note [Specialised call paths]
+    in ``_callpath.py``.  An operator gets this class when its schema is defined.
     """
 
     __slots__ = ()
-
-    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
-        try:  # Note [Validating every call]
-            self._check(*args, **kwargs)
-        except TypeError as e:
-            self._bind_failed(args, kwargs, e)
-        mask, fns, ks_slots, grad_mask = self._state
-        try:
-            bits = args[0]._dispatch_bits
-        except (IndexError, AttributeError):
-            bits = self._slow_bits(args, kwargs)
-        if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
-            mask = grad_mask
-        if _NONDEFAULT[0] & mask:
-            included, keep = _tls_state.sets
-            ks = (bits | included) & keep & mask
-        else:
-            ks = (bits | _DEFAULT_INCLUDED) & _DEFAULT_KEEP & mask
-        slot = ks.bit_length()
-        try:
-            if ks_slots >> slot & 1:
-                return fns[slot](_from_bits(ks), *args, **kwargs)
-            return fns[slot](*args, **kwargs)
-        except Exception as e:
-            self._annotate(e, slot, args, kwargs)
-            raise
-
-    def call1(self, a: Any, /) -> Any:
-        """``self(a)`` for one positional tensor and nothing else (``tt.sin(x)``, ``-x``):
-        no argument tuple or keyword dict to build.  The caller passes a tensor."""
-        mask, fns, ks_slots, grad_mask = self._state
-        try:
-            bits = a._dispatch_bits
-        except AttributeError:  # not a tensor: the full path says what is wrong
-            return self(a)
-        if not self._arity1:  # Note [Validating every call]
-            return self(a)
-        if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
-            mask = grad_mask
-        if _NONDEFAULT[0] & mask:
-            included, keep = _tls_state.sets
-            ks = (bits | included) & keep & mask
-        else:
-            ks = (bits | _DEFAULT_INCLUDED) & _DEFAULT_KEEP & mask
-        slot = ks.bit_length()
-        try:
-            if ks_slots >> slot & 1:
-                return fns[slot](_from_bits(ks), a)
-            return fns[slot](a)
-        except Exception as e:
-            self._annotate(e, slot, (a,), {})
-            raise
-
-    def call2(self, a: Any, b: Any, /) -> Any:
-        """``self(a, b)`` with ``b`` not a tensor (``x * 0.01``: ``mul.Scalar``), as
-        ``call1``; the caller passes a tensor first."""
-        mask, fns, ks_slots, grad_mask = self._state
-        try:
-            bits = a._dispatch_bits
-        except AttributeError:
-            return self(a, b)
-        if type(b) not in self._types1:  # Note [Validating every call]: the full check
-            return self(a, b)
-        if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
-            mask = grad_mask
-        if _NONDEFAULT[0] & mask:
-            included, keep = _tls_state.sets
-            ks = (bits | included) & keep & mask
-        else:
-            ks = (bits | _DEFAULT_INCLUDED) & _DEFAULT_KEEP & mask
-        slot = ks.bit_length()
-        try:
-            if ks_slots >> slot & 1:
-                return fns[slot](_from_bits(ks), a, b)
-            return fns[slot](a, b)
-        except Exception as e:
-            self._annotate(e, slot, (a, b), {})
-            raise
 
 
 class _TwoTensors(OpOverload):
@@ -672,59 +566,6 @@ class _TwoTensors(OpOverload):
     """
 
     __slots__ = ()
-
-    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
-        try:  # Note [Validating every call]
-            self._check(*args, **kwargs)
-        except TypeError as e:
-            self._bind_failed(args, kwargs, e)
-        mask, fns, ks_slots, grad_mask = self._state
-        try:
-            bits = args[0]._dispatch_bits | args[1]._dispatch_bits
-        except (IndexError, AttributeError):
-            bits = self._slow_bits(args, kwargs)
-        if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
-            mask = grad_mask
-        if _NONDEFAULT[0] & mask:
-            included, keep = _tls_state.sets
-            ks = (bits | included) & keep & mask
-        else:
-            ks = (bits | _DEFAULT_INCLUDED) & _DEFAULT_KEEP & mask
-        slot = ks.bit_length()
-        try:
-            if ks_slots >> slot & 1:
-                return fns[slot](_from_bits(ks), *args, **kwargs)
-            return fns[slot](*args, **kwargs)
-        except Exception as e:
-            self._annotate(e, slot, args, kwargs)
-            raise
-
-    def call2(self, a: Any, b: Any, /) -> Any:
-        """``self(a, b)`` for two positional tensors and nothing else: the Python operators'
-        entry (``a + b``), without building an argument tuple and keyword dict (~60 ns,
-        ci/bench/ops.py).  The caller has checked that both are tensors."""
-        mask, fns, ks_slots, grad_mask = self._state
-        try:
-            bits = a._dispatch_bits | b._dispatch_bits
-        except AttributeError:  # not tensors: the full path says what is wrong
-            return self(a, b)
-        if not self._arity2:  # Note [Validating every call]
-            return self(a, b)
-        if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
-            mask = grad_mask
-        if _NONDEFAULT[0] & mask:
-            included, keep = _tls_state.sets
-            ks = (bits | included) & keep & mask
-        else:
-            ks = (bits | _DEFAULT_INCLUDED) & _DEFAULT_KEEP & mask
-        slot = ks.bit_length()
-        try:
-            if ks_slots >> slot & 1:
-                return fns[slot](_from_bits(ks), a, b)
-            return fns[slot](a, b)
-        except Exception as e:
-            self._annotate(e, slot, (a, b), {})
-            raise
 
 
 class _FirstTensorList(OpOverload):
@@ -741,66 +582,125 @@ class _FirstTensorList(OpOverload):
 
     __slots__ = ()
 
-    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
-        try:  # Note [Validating every call]
-            self._check(*args, **kwargs)
-        except TypeError as e:
-            self._bind_failed(args, kwargs, e)
-        mask, fns, ks_slots, grad_mask = self._state
-        tensors = args[0] if args else None
-        if type(tensors) is list or type(tensors) is tuple:
-            try:
-                bits = first = tensors[0]._dispatch_bits
-                for t in tensors:
-                    if t._dispatch_bits is not first:
-                        bits |= t._dispatch_bits
-            except (IndexError, AttributeError):  # empty, or a None or non-tensor element
-                bits = self._optional_bits(args, kwargs)
-        else:
-            bits = self._optional_bits(args, kwargs)
-        if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
-            mask = grad_mask
-        if _NONDEFAULT[0] & mask:
-            included, keep = _tls_state.sets
-            ks = (bits | included) & keep & mask
-        else:
-            ks = (bits | _DEFAULT_INCLUDED) & _DEFAULT_KEEP & mask
-        slot = ks.bit_length()
-        try:
-            if ks_slots >> slot & 1:
-                return fns[slot](_from_bits(ks), *args, **kwargs)
-            return fns[slot](*args, **kwargs)
-        except Exception as e:
-            self._annotate(e, slot, args, kwargs)
-            raise
 
-    def call1(self, tensors: Any, /) -> Any:
-        """``self(tensors)``: the list alone (``tt.cat(xs)``), as ``_OneTensor.call1``."""
-        if (type(tensors) is not list and type(tensors) is not tuple) or not self._arity1:
-            return self(tensors)
-        mask, fns, ks_slots, grad_mask = self._state
+# -- the entries, generated from the steps written once in _callpath.STEPS ----------------
+_TENSOR_POS_BITS = """\
+    bits = 0
+    try:
+        for i in self._tensor_pos:
+            bits |= args[i]._dispatch_bits
+    except (IndexError, AttributeError):
+        bits = self._slow_bits(args, kwargs)
+    if self._extractors:
+        bits |= self._optional_bits(args, kwargs)
+"""
+_ARGS = {"params": "/, *args, **kwargs", "forward": "*args, **kwargs", "validate": VALIDATE}
+_CALL1 = {"params": "a, /", "args_tuple": "(a,)", "kwargs_dict": "{}"}
+_CALL2 = {"params": "a, b, /", "args_tuple": "(a, b)", "kwargs_dict": "{}"}
+_NS = globals()
+OpOverload.__call__ = generate(_NS, "OpOverload.__call__", bits=_TENSOR_POS_BITS, **_ARGS)  # type: ignore[method-assign]
+_OneTensor.__call__ = generate(  # type: ignore[method-assign]
+    _NS,
+    "_OneTensor.__call__",
+    bits="""\
+    try:
+        bits = args[0]._dispatch_bits
+    except (IndexError, AttributeError):
+        bits = self._slow_bits(args, kwargs)
+""",
+    **_ARGS,
+)
+_OneTensor.call1 = generate(  # type: ignore[method-assign]
+    _NS,
+    "_OneTensor.call1",
+    bits="""\
+    try:
+        bits = a._dispatch_bits
+    except AttributeError:  # not a tensor: the full path says what is wrong
+        return self(a)
+    if not self._arity1:  # Note [Validating every call]
+        return self(a)
+""",
+    doc="``self(a)`` for one positional tensor and nothing else (``tt.sin(x)``, ``-x``).",
+    **_CALL1,
+)
+_OneTensor.call2 = generate(  # type: ignore[method-assign]
+    _NS,
+    "_OneTensor.call2",
+    bits="""\
+    try:
+        bits = a._dispatch_bits
+    except AttributeError:
+        return self(a, b)
+    if type(b) not in self._types1:  # Note [Validating every call]: the full check
+        return self(a, b)
+""",
+    doc="``self(a, b)`` with ``b`` not a tensor (``x * 0.01``: ``mul.Scalar``).",
+    **_CALL2,
+)
+_TwoTensors.__call__ = generate(  # type: ignore[method-assign]
+    _NS,
+    "_TwoTensors.__call__",
+    bits="""\
+    try:
+        bits = args[0]._dispatch_bits | args[1]._dispatch_bits
+    except (IndexError, AttributeError):
+        bits = self._slow_bits(args, kwargs)
+""",
+    **_ARGS,
+)
+_TwoTensors.call2 = generate(  # type: ignore[method-assign]
+    _NS,
+    "_TwoTensors.call2",
+    bits="""\
+    try:
+        bits = a._dispatch_bits | b._dispatch_bits
+    except AttributeError:  # not tensors: the full path says what is wrong
+        return self(a, b)
+    if not self._arity2:  # Note [Validating every call]
+        return self(a, b)
+""",
+    doc="``self(a, b)`` for two positional tensors and nothing else (``a + b``).",
+    **_CALL2,
+)
+_FirstTensorList.__call__ = generate(  # type: ignore[method-assign]
+    _NS,
+    "_FirstTensorList.__call__",
+    bits="""\
+    tensors = args[0] if args else None
+    if type(tensors) is list or type(tensors) is tuple:
         try:
             bits = first = tensors[0]._dispatch_bits
             for t in tensors:
                 if t._dispatch_bits is not first:
                     bits |= t._dispatch_bits
-        except (IndexError, AttributeError):
-            return self(tensors)
-        if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
-            mask = grad_mask
-        if _NONDEFAULT[0] & mask:
-            included, keep = _tls_state.sets
-            ks = (bits | included) & keep & mask
-        else:
-            ks = (bits | _DEFAULT_INCLUDED) & _DEFAULT_KEEP & mask
-        slot = ks.bit_length()
-        try:
-            if ks_slots >> slot & 1:
-                return fns[slot](_from_bits(ks), tensors)
-            return fns[slot](tensors)
-        except Exception as e:
-            self._annotate(e, slot, (tensors,), {})
-            raise
+        except (IndexError, AttributeError):  # empty, or a None or non-tensor element
+            bits = self._optional_bits(args, kwargs)
+    else:
+        bits = self._optional_bits(args, kwargs)
+""",
+    **_ARGS,
+)
+_FirstTensorList.call1 = generate(  # type: ignore[method-assign]
+    _NS,
+    "_FirstTensorList.call1",
+    params="tensors, /",
+    args_tuple="(tensors,)",
+    kwargs_dict="{}",
+    bits="""\
+    if (type(tensors) is not list and type(tensors) is not tuple) or not self._arity1:
+        return self(tensors)
+    try:
+        bits = first = tensors[0]._dispatch_bits
+        for t in tensors:
+            if t._dispatch_bits is not first:
+                bits |= t._dispatch_bits
+    except (IndexError, AttributeError):
+        return self(tensors)
+""",
+    doc="``self(tensors)``: the list alone (``tt.cat(xs)``).",
+)
+del _NS
 
 
 _SPECIALISED: dict[tuple[int, ...], type[OpOverload]] = {(0,): _OneTensor, (0, 1): _TwoTensors}
