@@ -12,7 +12,9 @@ validation and sets the slots directly (see Note [Fast construction]).
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import threading
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -42,7 +44,8 @@ class _HookHandle:
         self.hooks, self.hook = hooks, hook
 
     def remove(self) -> None:
-        if self.hook in self.hooks:
+        # Removed already, perhaps by another thread between a membership test and this.
+        with contextlib.suppress(ValueError):
             self.hooks.remove(self.hook)
 
 
@@ -253,12 +256,16 @@ class Tensor:
             return
         self_ref = weakref.ref(self)
         nr = self._output_nr
+        # Threads running backward through a shared graph may reach this hook at once: the
+        # read-add-store of .grad is one step (autograd's Note [Concurrent accumulation]).
+        lock = threading.Lock()
 
         def keep(grads: tuple[Any, ...]) -> None:
             t = self_ref()
             if t is not None and grads[nr] is not None:
                 g = grads[nr].detach()
-                t.grad = g if t.grad is None else t.grad + g
+                with lock:
+                    t.grad = g if t.grad is None else t.grad + g
 
         node = self.grad_fn
         if node._retain_hooks is None:
