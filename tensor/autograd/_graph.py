@@ -205,9 +205,13 @@ class AccumulateGrad(Node):
                 else:
                     var.grad = grad.detach().clone()
             elif enabled:
+                # Building a higher-order graph: a new tensor whose history includes both.
                 var.grad = old + grad
             else:
-                var.grad = old + grad.detach()
+                # PyTorch adds into the existing ``.grad`` in place (its Case 2.3): a
+                # reference to it taken earlier sees the total, and an optimizer that
+                # holds the tensor keeps working.  Shared or not, as in PyTorch.
+                old.add_(grad)
         return ()
 
     def release(self) -> None:
