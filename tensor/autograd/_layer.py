@@ -401,21 +401,31 @@ def _inplace_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
             return redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
         _check_inplace(self)
         bound = schema.bind(args, kwargs, op_name=op.name)
-        old = None
-        if _is_differentiable(self) and _reads_self(spec, bound):
-            # The formula reads self's value before the write; a recorded copy, so that
-            # second derivatives reach self's history through it.
-            old = ops.core._to_copy(self)
         if not _is_differentiable(self):
             return redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
-        if old is not None:
-            bound["self"] = old
+        # ``self`` becomes the output of the node made here, so nothing this node reaches
+        # may hold ``self`` itself, or node and ``self`` form a reference cycle (Note
+        # [Saved outputs] in _function.py).  They hold ``alias`` instead: same data and
+        # version counter, no history, and self's requires_grad from before the write
+        # (formulas ask it whether self wants a gradient: ``needs_grad``).
+        alias = self.detach()
+        alias._dispatch_bits |= self._dispatch_bits & REQUIRES_GRAD_BIT
+        copied = _reads_self(spec, bound)
+        if copied:
+            # The formula reads self's value before the write; a recorded copy, so that
+            # second derivatives reach self's history through it.  The copy's own node
+            # reads only self's dtype and device.
+            old = bound["self"] = ops.core._to_copy(self)
+            copy_node = old.grad_fn
+            if type(copy_node) is OpNode and copy_node.bound["self"] is self:
+                copy_node.bound["self"] = alias
+        for name, value in bound.items():
+            if value is self:  # self when its value is not read; other in ``a.mul_(a)``
+                bound[name] = alias
         # Saved arguments keep their versions from before the write, as in PyTorch: an
         # argument that is self itself (``a.mul_(a)``) then makes backward raise.
         if spec is not None:
-            saved = _saved_tensors(
-                (spec[0], False), bound, None, skip="self" if old is not None else ""
-            )
+            saved = _saved_tensors((spec[0], False), bound, None, skip="self" if copied else "")
         else:
             saved = [t for t in inputs[1:] if t is not None]  # all but self's private copy
         before = [t._version for t in saved]
