@@ -12,7 +12,9 @@ validation and sets the slots directly (see Note [Fast construction]).
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import threading
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -42,7 +44,8 @@ class _HookHandle:
         self.hooks, self.hook = hooks, hook
 
     def remove(self) -> None:
-        if self.hook in self.hooks:
+        # Removed already, perhaps by another thread between a membership test and this.
+        with contextlib.suppress(ValueError):
             self.hooks.remove(self.hook)
 
 
@@ -253,12 +256,16 @@ class Tensor:
             return
         self_ref = weakref.ref(self)
         nr = self._output_nr
+        # Threads running backward through a shared graph may reach this hook at once: the
+        # read-add-store of .grad is one step (autograd's Note [Concurrent accumulation]).
+        lock = threading.Lock()
 
         def keep(grads: tuple[Any, ...]) -> None:
             t = self_ref()
             if t is not None and grads[nr] is not None:
                 g = grads[nr].detach()
-                t.grad = g if t.grad is None else t.grad + g
+                with lock:
+                    t.grad = g if t.grad is None else t.grad + g
 
         node = self.grad_fn
         if node._retain_hooks is None:
@@ -414,6 +421,43 @@ class Tensor:
         t._dispatch_bits = self._dispatch_bits & ~REQUIRES_GRAD_BIT
         t._version_counter = shared_version_counter(self)  # same data, same version (PyTorch)
         return t
+
+    # Note [Tensor.data]: PyTorch's legacy escape hatch, still in old training loops
+    # (``w.data -= lr * w.grad``).  Unlike ``detach()``, the alias gets a version counter
+    # of its own, so in-place changes through it are invisible to autograd's checks: a
+    # saved tensor changed that way gives silently wrong gradients instead of an error,
+    # which is why PyTorch recommends ``detach()`` and ``no_grad()`` instead.
+    @property
+    def data(self) -> Tensor:
+        """This tensor's data, without history: shares memory, ``requires_grad=False``, and
+        a version counter of its own (Note [Tensor.data]).  Setting it replaces the data
+        (dtype, device and shape included) and keeps the history, grad and version.
+
+        >>> import tensor as tt
+        >>> w = tt.tensor([1.0, 2.0], requires_grad=True)
+        >>> w.data -= 0.5
+        >>> w
+        tensor([0.5000, 1.5000], requires_grad=True)
+        """
+        t = _new(type(self))
+        _init(t, self._array, self._dtype, self._device)
+        t._dispatch_bits = self._dispatch_bits & ~REQUIRES_GRAD_BIT
+        return t
+
+    @data.setter
+    def data(self, new: Tensor) -> None:
+        if not isinstance(new, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
+        if self.requires_grad and new._dtype.kind < _dtype.FLOAT:
+            raise RuntimeError(
+                f"data set to a tensor that requires gradients must be floating point or complex "
+                f"dtype (got {new._dtype}); convert it first, e.g. new.float()"
+            )
+        kept = self._dispatch_bits & ~self._device._bits  # requires_grad, subclass keys
+        self._array = new._array
+        self._dtype = new._dtype
+        self._device = new._device
+        self._dispatch_bits = kept | new._device._bits
 
     def as_subclass(self, cls: type[Tensor]) -> Tensor:
         """This tensor's data seen as an instance of ``cls`` (a Tensor subclass)."""

@@ -11,14 +11,15 @@ Autograd kernel from the same pieces.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from dispatch import DispatchKeySet, OpOverload
+from dispatch import REQUIRES_GRAD_BIT, DispatchKeySet, OpOverload, ops
 
 from . import _grad_mode
 from ._graph import Node, _edge_node
-from ._layer import AFTER_AUTOGRAD, _is_differentiable, _outputs, mark_requires_grad, zeros_like
+from ._layer import AFTER_AUTOGRAD, _is_differentiable, _outputs, mark_requires_grad
 
 __all__ = ["Function", "FunctionCtx", "autograd_kernel_from_backward"]
 
@@ -27,11 +28,43 @@ def _is_tensor(v: Any) -> bool:
     return getattr(v, "_dispatch_bits", None) is not None
 
 
+# Note [Saved outputs]
+# ~~~~~~~~~~~~~~~~~~~~
+# A Function may save its own output (``ctx.save_for_backward(out)``: exp, tanh...).
+# Kept as is, that makes a reference cycle: node -> ctx -> output -> grad_fn = node, so
+# the whole graph (and its arrays) lives until the cycle collector runs.  PyTorch's
+# SavedVariable stores an output of its own node without the grad_fn ("is_output") and
+# attaches the node again on unpack; we do the same: once the outputs are marked
+# (``_attach``), each saved output becomes a ``_SavedOutput`` holding a detached alias
+# (same data, same version counter, no history), and ``saved_tensors`` hands out a new
+# tensor whose grad_fn is the node, found through a weak reference (the node is alive
+# while its backward runs), so double backward still reaches the node.  The node keeps
+# only the outputs' shapes and dtypes (to materialize zero gradients), never the outputs.
+# OpNode does the same for built-in formulas (``_layer._save_outputs``).
+class _SavedOutput:
+    """A saved tensor that is an output of the node itself (Note [Saved outputs])."""
+
+    __slots__ = ("alias", "output_nr")
+
+    def __init__(self, t: Any, output_nr: int) -> None:
+        self.alias = t.detach()  # shares data and version counter, holds no grad_fn
+        self.output_nr = output_nr
+
+    def unpack(self, node: Node | None) -> Any:
+        t = self.alias.detach()
+        if node is not None:
+            t.grad_fn = node
+            t._output_nr = self.output_nr
+            t._dispatch_bits |= REQUIRES_GRAD_BIT
+        return t
+
+
 class FunctionCtx:
     """What ``forward``/``setup_context`` leave for ``backward``."""
 
     def __init__(self) -> None:
         self._saved: tuple[Any, ...] = ()
+        self._node: weakref.ref[Node] | None = None  # set by _attach: Note [Saved outputs]
         self._versions: tuple[int, ...] = ()
         self._freed = False
         self.needs_input_grad: tuple[bool, ...] = ()
@@ -51,14 +84,19 @@ class FunctionCtx:
                 "tensors after they have already been freed). Specify retain_graph=True if you "
                 "need to backward through the graph a second time."
             )
+        node = self._node() if self._node is not None else None
+        tensors = []
         for t, v in zip(self._saved, self._versions, strict=True):
+            if type(t) is _SavedOutput:
+                t = t.unpack(node)
             if t is not None and t._version != v:
                 raise RuntimeError(
                     f"one of the variables needed for gradient computation has been modified "
                     f"by an inplace operation: a saved tensor of shape {list(t.shape)} is at "
                     f"version {t._version}; expected version {v} instead."
                 )
-        return self._saved
+            tensors.append(t)
+        return tuple(tensors)
 
     def mark_dirty(self, *tensors: Any) -> None:
         self.dirty = tensors
@@ -68,6 +106,9 @@ class FunctionCtx:
 
     def set_materialize_grads(self, value: bool) -> None:
         self.materialize_grads = value
+
+
+OutputSpec = tuple[list[int], Any, Any] | None  # shape, dtype, device; None: not differentiable
 
 
 class BackwardNode(Node):
@@ -94,7 +135,10 @@ class BackwardNode(Node):
         self.fn_name = fn_name
         self.backward_fn = backward_fn
         self.ctx = ctx
-        self.outs = outs
+        # What zero gradients need, not the outputs themselves (Note [Saved outputs]).
+        self.outs: tuple[OutputSpec, ...] = tuple(
+            (list(o.shape), o.dtype, o.device) if _is_differentiable(o) else None for o in outs
+        )
         self._num_outputs = len(outs)
 
     def name(self) -> str:
@@ -104,8 +148,8 @@ class BackwardNode(Node):
         self.check_not_freed()
         if self.ctx.materialize_grads:
             grads = [
-                g if g is not None or not _is_differentiable(o) else zeros_like(o)
-                for g, o in zip(grads, self.outs, strict=True)
+                g if g is not None or spec is None else _zeros(spec)
+                for g, spec in zip(grads, self.outs, strict=True)
             ]
         result = self.backward_fn(self.ctx, *grads)
         result = result if isinstance(result, tuple) else (result,)
@@ -126,11 +170,27 @@ class BackwardNode(Node):
         self.outs = ()
 
 
+def _zeros(spec: tuple[list[int], Any, Any]) -> Any:
+    shape, dtype, device = spec
+    return ops.core.zeros.default(shape, dtype=dtype, device=device)
+
+
 def _attach(
     name: str, backward: Callable[..., Any], ctx: FunctionCtx, inputs: Sequence[Any], out: Any
 ) -> Any:
-    node = BackwardNode(name, backward, ctx, inputs, _outputs(out))
+    outs = _outputs(out)
+    node = BackwardNode(name, backward, ctx, inputs, outs)
     mark_requires_grad(out, node, skip=frozenset(id(t) for t in ctx.non_differentiable))
+    # Saved outputs of this node lose their grad_fn reference (Note [Saved outputs]).
+    mine = {id(t): nr for nr, t in enumerate(outs) if getattr(t, "grad_fn", None) is node}
+    if any(id(t) in mine for t in ctx._saved if t is not None):
+        ctx._saved = tuple(
+            _SavedOutput(t, mine[id(t)]) if t is not None and id(t) in mine else t
+            for t in ctx._saved
+        )
+    ctx._node = weakref.ref(node)
+    # PyTorch drops these after forward; kept, a dirty output would be a cycle too.
+    ctx.dirty = ctx.non_differentiable = ()
     return out
 
 

@@ -11,8 +11,10 @@ schema (defaults filled), saves what the formula needs with the tensors'
 versions, and makes the floating-point outputs require grad with an ``OpNode``
 as their ``grad_fn``.
 
-Operators without a formula get PyTorch's default "warn" autograd fallback:
-their outputs get a node that warns at backward and passes no gradient on.
+Operators without a formula get PyTorch's default "warn" autograd fallback
+(Note [Autograd fallback]): outputs keep the history their kernel recorded and warn
+when a gradient reaches them; outputs without history get a node that warns at
+backward and passes no gradient on.
 
 What a node checks at backward: the versions of the values its formula reads
 (``formula.saved``: argument names and ``"result"``; every tensor argument when a
@@ -45,6 +47,7 @@ from dispatch import (
     DispatchKeySet,
     Library,
     OpOverload,
+    exclude_keys,
     ops,
 )
 
@@ -401,21 +404,31 @@ def _inplace_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
             return redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
         _check_inplace(self)
         bound = schema.bind(args, kwargs, op_name=op.name)
-        old = None
-        if _is_differentiable(self) and _reads_self(spec, bound):
-            # The formula reads self's value before the write; a recorded copy, so that
-            # second derivatives reach self's history through it.
-            old = ops.core._to_copy(self)
         if not _is_differentiable(self):
             return redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
-        if old is not None:
-            bound["self"] = old
+        # ``self`` becomes the output of the node made here, so nothing this node reaches
+        # may hold ``self`` itself, or node and ``self`` form a reference cycle (Note
+        # [Saved outputs] in _function.py).  They hold ``alias`` instead: same data and
+        # version counter, no history, and self's requires_grad from before the write
+        # (formulas ask it whether self wants a gradient: ``needs_grad``).
+        alias = self.detach()
+        alias._dispatch_bits |= self._dispatch_bits & REQUIRES_GRAD_BIT
+        copied = _reads_self(spec, bound)
+        if copied:
+            # The formula reads self's value before the write; a recorded copy, so that
+            # second derivatives reach self's history through it.  The copy's own node
+            # reads only self's dtype and device.
+            old = bound["self"] = ops.core._to_copy(self)
+            copy_node = old.grad_fn
+            if type(copy_node) is OpNode and copy_node.bound["self"] is self:
+                copy_node.bound["self"] = alias
+        for name, value in bound.items():
+            if value is self:  # self when its value is not read; other in ``a.mul_(a)``
+                bound[name] = alias
         # Saved arguments keep their versions from before the write, as in PyTorch: an
         # argument that is self itself (``a.mul_(a)``) then makes backward raise.
         if spec is not None:
-            saved = _saved_tensors(
-                (spec[0], False), bound, None, skip="self" if old is not None else ""
-            )
+            saved = _saved_tensors((spec[0], False), bound, None, skip="self" if copied else "")
         else:
             saved = [t for t in inputs[1:] if t is not None]  # all but self's private copy
         before = [t._version for t in saved]
@@ -548,6 +561,18 @@ def _rebase_view(view: Any, base: Any, node: OpNode) -> None:
     mark_requires_grad(view, _ViewOfBaseNode(base, positions, view._version))
 
 
+def _warn_not_implemented(op_name: str) -> None:
+    warnings.warn(
+        f"{op_name}: an autograd kernel was not registered to the Autograd key(s) but we are "
+        f"trying to backprop through it. This may lead to silently incorrect behavior. This "
+        f"behavior is deprecated and will be removed in a future version. If the operator is "
+        f"differentiable, register a formula for it (register_autograd); if it is not, "
+        f"register fallthrough_kernel at its Autograd key, which also silences this warning.",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
 class _NotImplementedNode(Node):
     """PyTorch's "warn" autograd fallback node: warns at backward, passes nothing on."""
 
@@ -561,28 +586,86 @@ class _NotImplementedNode(Node):
         return "NotImplemented"
 
     def apply(self, grads: list[Any]) -> Sequence[Any]:
-        warnings.warn(
-            f"{self.op.name}: an autograd kernel was not registered to the Autograd key(s) but "
-            f"we are trying to backprop through it. This may lead to silently incorrect "
-            f"behavior. This behavior is deprecated and will be removed in a future version. "
-            f"Please register a formula for this operator (register_autograd) if it is "
-            f"differentiable.",
-            UserWarning,
-            stacklevel=2,
-        )
+        _warn_not_implemented(self.op.name)
         return [None] * len(self.next_functions)
 
 
+class _WarnHook:
+    """A pre-hook on the node of a fallback output that kept its kernel's history: warns
+    when a gradient for that output arrives (PyTorch's ``register_hook`` in the fallback)."""
+
+    __slots__ = ("op_name", "output_nr")
+
+    def __init__(self, op_name: str, output_nr: int) -> None:
+        self.op_name, self.output_nr = op_name, output_nr
+
+    def __call__(self, grads: tuple[Any, ...]) -> None:
+        if grads[self.output_nr] is not None:
+            _warn_not_implemented(self.op_name)
+
+
+# Note [Autograd fallback]
+# ~~~~~~~~~~~~~~~~~~~~~~~~
+# An operator with no kernel at its Autograd key gets PyTorch's "warn" fallback
+# (``basicAutogradNotImplementedFallbackImpl``, torch/csrc/autograd/
+# autograd_not_implemented_fallback.cpp).  Its kernel below autograd runs as is, so a
+# kernel made of tensor operators records their history, and PyTorch keeps it: an output
+# that comes back requiring grad keeps its grad_fn and only gets a hook that warns when a
+# gradient reaches it, so ``backward()`` reaches the inputs.  An output that comes back
+# without history (a kernel that computed on arrays) gets a node that warns and passes no
+# gradient on; a mutable (``Tensor(a!)``) output is then left alone, as PyTorch does.
+# Operators made by ``custom_op`` are different in PyTorch: custom_op registers its own
+# Autograd kernel, which runs the kernel below autograd (no history inside) and whose
+# backward raises until ``register_autograd``.  Ours has no such kernel (dispatch's
+# custom_op would have to register it), so the fallback runs custom ops below autograd and
+# gives them the warning node.
 def _warn_fallback(keyset: DispatchKeySet, op: OpOverload, /, *args: Any, **kwargs: Any) -> Any:
     # A backend fallback sees every tensor type: use only the dispatch protocol here.
     if _grad_mode.state.grad_enabled:
         inputs = _collect(op.schema, args, kwargs)
         if any(getattr(t, "_dispatch_bits", 0) & REQUIRES_GRAD_BIT for t in inputs):
             _refuse_out(op)
-            out = op.redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
-            mark_requires_grad(out, _NotImplementedNode(op, inputs))
+            # Edges first: the kernel may write to an input in place (PyTorch's order too).
+            node = _NotImplementedNode(op, inputs)
+            if "custom_op" in op.tags:
+                with exclude_keys(*_AUTOGRAD_KEYS):
+                    out = op.redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
+            else:
+                out = op.redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
+            _fallback_history(op, out, node)
             return out
     return op.redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
+
+
+# The autograd keys (AutogradOther and Autograd<backend>): what PyTorch's custom_op kernel
+# excludes to run below autograd (``_AutoDispatchBelowAutograd``).
+_AUTOGRAD_KEYS = tuple(
+    (DispatchKeySet.full() - AFTER_AUTOGRAD) & DispatchKeySet.full_after(DispatchKey.AutocastCPU)
+)
+
+
+def _fallback_history(op: OpOverload, out: Any, node: _NotImplementedNode) -> None:
+    """History for the outputs of a fallback call (Note [Autograd fallback])."""
+    outs = _outputs(out)
+    returns = op.schema.returns
+    node._num_outputs = len(outs)
+    for nr, t in enumerate(outs):
+        if not _is_differentiable(t):
+            continue
+        mutable = nr < len(returns) and returns[nr].alias_info is not None
+        mutable = mutable and returns[nr].alias_info.is_write  # type: ignore[union-attr]
+        if t._dispatch_bits & REQUIRES_GRAD_BIT:
+            fn = t.grad_fn
+            if fn is not None:  # (a leaf returned as is gets no hook: it would stay on it)
+                fn.register_prehook(_WarnHook(op.name, t._output_nr))
+            base = t._base
+            if mutable and base is not None and base.grad_fn is not None:
+                # History rebased onto the base by a write through this view: warn there.
+                base.grad_fn.register_prehook(_WarnHook(op.name, base._output_nr))
+        elif not mutable:
+            t.grad_fn = node
+            t._output_nr = nr
+            t._dispatch_bits |= REQUIRES_GRAD_BIT
 
 
 def _refuse_out(op: OpOverload) -> None:
