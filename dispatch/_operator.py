@@ -157,6 +157,7 @@ class OpOverload:
         "_optional_elements",
         "_packet",
         "_py_kernels",
+        "_required_lists",
         "_qualname",
         "_schema",
         "_state",
@@ -184,6 +185,7 @@ class OpOverload:
         self._arity1 = self._arity2 = False
         self._types1: frozenset[type] = frozenset()
         self._optional_elements: frozenset[int] = frozenset()
+        self._required_lists: frozenset[int] = frozenset()
         # (mask, kernels, with_keyset slot bits, grad mask): one tuple, swapped in whole,
         # so a concurrent call sees the old table or the new one, never a mix.
         self._state: tuple[int, tuple[Callable[..., Any], ...], int, int] = (0, (), 0, 0)
@@ -299,6 +301,8 @@ class OpOverload:
         for i, name, kind in self._extractors:
             value = args[i] if i < len(args) else kwargs.get(name)
             if value is None:
+                if i in self._required_lists:  # Tensor[] (not Tensor[]?) takes no None
+                    self.schema.check(args, kwargs, op_name=self._qualname)
                 continue
             if kind == "tensor_list":
                 optional_elements = i in self._optional_elements
@@ -369,6 +373,9 @@ class OpOverload:
             i
             for i, a in enumerate(args)
             if isinstance(a.type, ListType) and isinstance(a.type.elem, OptionalType)
+        )
+        self._required_lists = frozenset(
+            i for i, a in enumerate(args) if isinstance(a.type, ListType) and a.type.is_tensor_like
         )
         plain, extra = [], []
         for index, name, kind in schema.tensor_arg_indices:

@@ -113,6 +113,8 @@ BAD_CALLS: list[tuple[str, tuple[Any, ...], dict[str, Any], tuple[str, ...]]] = 
     ("f(Tensor x, Tensor? y) -> Tensor", (_T, 1.0), {}, ("'y'", "must be Tensor?")),
     ("f(Tensor[] xs) -> Tensor", (_T,), {}, ("'xs'", "must be Tensor[]")),
     ("f(Tensor[] xs) -> Tensor", ([_T, None],), {}, ("'xs'", "element 1 is None")),
+    ("f(Tensor[] xs, Tensor? y=None) -> Tensor", (None,), {}, ("'xs'", "not None")),
+    ("f(Tensor x, Tensor[] xs) -> Tensor", (_T,), {"xs": None}, ("'xs'", "not None")),
     ("f(Tensor[] xs) -> Tensor", ([_T, 3],), {}, ("'xs'", "element 1 is int")),
     ("f(Tensor x, Tensor[] xs) -> Tensor", (_T, [_T, "a"]), {}, ("'xs'", "element 1")),
     ("f(Tensor?[] xs) -> Tensor", ([_T, 3],), {}, ("'xs'", "element 1 is int")),
@@ -276,7 +278,7 @@ def schemas(draw: st.DrawFn) -> str:
     return f"f({', '.join(parts)}) -> Tensor"
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schema_text=schemas(), data=st.data())
 def test_checker_accepts_exactly_what_the_binder_accepts(
     schema_text: str, data: st.DataObject
