@@ -10,7 +10,7 @@ Imports: ``dispatch`` and ``tensor``'s ``_convert``, ``_device``, ``_dtype``,
   every backend pair) and the ``*_like`` factories (which call the plain factory).
 - CompositeImplicitAutograd kernels: ``max.other``/``min.other`` are
   ``maximum``/``minimum``; the composites of ``tensor._composite_shape`` and
-  ``tensor._composite_nn``.
+  ``tensor._composite_nn``, ``tensor._composite_variants``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from dispatch import DispatchKeySet, Library, ops
 
-from . import _composite_nn, _composite_shape, _convert, _dtype
+from . import _composite_nn, _composite_shape, _composite_variants, _convert, _dtype
 from ._device import canonical, to_device
 from ._device import device as _device_type
 from ._optable import OP_TABLE
@@ -125,4 +125,5 @@ def register() -> None:
     lib.impl("min.other", min_other, "CompositeImplicitAutograd")
     _composite_shape.register(lib)
     _composite_nn.register(lib)
+    _composite_variants.register(lib)
     LIB = lib

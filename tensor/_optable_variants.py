@@ -4,7 +4,8 @@ Imports: ``dispatch`` (the schema parser) and ``tensor._opinfo``.
 
 ``add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` gives
 - the in-place row ``add_``: ``add_.Tensor(Tensor(a!) self, Tensor other, *,
-  Scalar alpha=1) -> Tensor(a!)`` (a Tensor method, and ``__iadd__``);
+  Scalar alpha=1) -> Tensor(a!)`` (a Tensor method, and ``__iadd__``; also a function,
+  ``tt.sin_(x)``, where PyTorch has ``torch.sin_``);
 - the out row ``add.out``: ``add.out(Tensor self, Tensor other, *, Scalar alpha=1,
   Tensor(a!) out) -> Tensor(a!)`` (reached by ``tt.add(x, y, out=z)``).
 Overload names follow ATen: ``out`` for the default (or lone ``Tensor``)
@@ -22,7 +23,7 @@ from dispatch import parse_schema
 
 from ._opinfo import OpInfo
 
-__all__ = ["INPLACE", "OUT_FAMILIES", "base_of", "with_variants"]
+__all__ = ["FUNCTION_FORMS", "INPLACE", "OUT_FAMILIES", "base_of", "with_variants"]
 
 # Functional rows with an in-place method (PyTorch's Tensor.<name>_), and their
 # augmented-assignment operators.
@@ -41,7 +42,16 @@ INPLACE: dict[str, tuple[str, ...]] = {
     "erfc": (), "floor": (), "ceil": (), "trunc": (), "frac": (), "round": (),
     "logical_not": (), "bitwise_not": (), "nan_to_num": (),
     "masked_fill": (), "index_put": (), "scatter": (), "scatter_add": (),
+    "cumsum": (), "cumprod": (), "addmm": (), "tril": (), "triu": (),
 }  # fmt: skip
+# In-place rows that are also functions, as in PyTorch (``torch.sin_(x)``, ``torch.clamp_``):
+# the in-place rows whose ``torch.<name>_`` exists in PyTorch 2.13.
+FUNCTION_FORMS = frozenset({
+    "neg", "abs", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt",
+    "square", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+    "tanh", "asinh", "acosh", "atanh", "sigmoid", "relu", "erf", "erfc", "floor", "ceil",
+    "trunc", "frac", "round", "nan_to_num", "clamp", "index_put",
+})  # fmt: skip
 # Families whose functional rows get out= forms (rows with a hand-written Python
 # wrapper or without a tt.<name> function are left out).
 OUT_FAMILIES = frozenset({"unary", "binary", "ternary", "reduction", "scan", "linalg"})
@@ -77,7 +87,8 @@ def _inplace(op: OpInfo, dunders: tuple[str, ...]) -> OpInfo | None:
     if not schemas:
         return None
     return dataclasses.replace(
-        op, name=op.name + "_", schemas=tuple(schemas), family="inplace", function=None,
+        op, name=op.name + "_", schemas=tuple(schemas), family="inplace",
+        function=op.name + "_" if op.name in FUNCTION_FORMS else None,
         method=True, dunders=dunders, rdunders=(), py=op.py + "_" if op.py else "", tags=(op.name,),
         result_dtypes={},
     )  # fmt: skip

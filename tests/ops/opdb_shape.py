@@ -611,6 +611,20 @@ def entries() -> list[Any]:
         )
     )
     out.append(
+        E("fill", "fill", _fn("fill"), lambda x, v: np.full_like(up(x), up(v)), _fill_samples)
+    )
+    out.append(
+        E(
+            "normal_",
+            "normal_",
+            _through_view("normal_"),
+            None,
+            lambda dt, rng: [*_one(dt, rng), _s(_v(dt, rng, 3), 1.0, 0.5, name="mean-std")],
+            random=True,
+            supported=("float16", "bfloat16", "float32", "float64"),
+        )
+    )
+    out.append(
         E(
             "copy_",
             "copy_",
