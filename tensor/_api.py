@@ -279,7 +279,8 @@ def install() -> None:
             else:
                 method = _generate(op, "self")
                 method.__qualname__ = f"Tensor.{op.name}"
-            METHODS[op.name] = method
+            # A row spelled otherwise in Python (_unique2 is tt.unique) is that method too.
+            METHODS[fname if fname and "." not in fname else op.name] = method
         for name in op.dunders + op.rdunders:
             METHODS[name] = _dunder(op, name)
     for name, method in METHODS.items():

@@ -42,9 +42,22 @@ def _sizes(args: tuple[Any, ...], op: str, arg: str = "size") -> list[Any]:
     return [n.__index__() for n in args]
 
 
-def view(self: Tensor, *shape: Any) -> Tensor:
+def _varargs(args: tuple[Any, ...], kwargs: dict[str, Any], op: str, arg: str) -> tuple[Any, ...]:
+    """A method's sizes as varargs, or as one sequence by keyword (``x.flip(dims=(0,))``)."""
+    if not kwargs:
+        return args
+    if args or set(kwargs) != {arg}:
+        raise TypeError(
+            f"{op}(): takes its {arg} as varargs or as {arg}=<sequence>, got {len(args)} "
+            f"positional arguments and keywords {sorted(kwargs)}"
+        )
+    return (kwargs[arg],)
+
+
+def view(self: Tensor, *shape: Any, **kw: Any) -> Tensor:
     """``x.view(*shape)``: the same data seen with another shape (no copy; may raise)."""
-    return _ov("view")(self, _sizes(shape, "view"))  # type: ignore[no-any-return]
+    sizes = _sizes(_varargs(shape, kw, "view", "size"), "view")
+    return _ov("view")(self, sizes)  # type: ignore[no-any-return]
 
 
 def reshape(input: Tensor, shape: Any) -> Tensor:
@@ -52,8 +65,9 @@ def reshape(input: Tensor, shape: Any) -> Tensor:
     return _ov("reshape")(input, _sizes((shape,), "reshape", "shape"))  # type: ignore[no-any-return]
 
 
-def _reshape_method(self: Tensor, *shape: Any) -> Tensor:
-    return _ov("reshape")(self, _sizes(shape, "reshape", "shape"))  # type: ignore[no-any-return]
+def _reshape_method(self: Tensor, *shape: Any, **kw: Any) -> Tensor:
+    sizes = _sizes(_varargs(shape, kw, "reshape", "shape"), "reshape", "shape")
+    return _ov("reshape")(self, sizes)  # type: ignore[no-any-return]
 
 
 def permute(input: Tensor, dims: Any) -> Tensor:
@@ -61,18 +75,21 @@ def permute(input: Tensor, dims: Any) -> Tensor:
     return _ov("permute")(input, _sizes((dims,), "permute", "dims"))  # type: ignore[no-any-return]
 
 
-def _permute_method(self: Tensor, *dims: Any) -> Tensor:
-    return _ov("permute")(self, _sizes(dims, "permute", "dims"))  # type: ignore[no-any-return]
+def _permute_method(self: Tensor, *dims: Any, **kw: Any) -> Tensor:
+    order = _sizes(_varargs(dims, kw, "permute", "dims"), "permute", "dims")
+    return _ov("permute")(self, order)  # type: ignore[no-any-return]
 
 
-def expand(self: Tensor, *sizes: Any) -> Tensor:
+def expand(self: Tensor, *sizes: Any, **kw: Any) -> Tensor:
     """``x.expand(*sizes)``: size-1 dims repeated without copying (-1 keeps a size)."""
-    return _ov("expand")(self, _sizes(sizes, "expand"))  # type: ignore[no-any-return]
+    size = _sizes(_varargs(sizes, kw, "expand", "size"), "expand")
+    return _ov("expand")(self, size)  # type: ignore[no-any-return]
 
 
-def repeat(self: Tensor, *sizes: Any) -> Tensor:
+def repeat(self: Tensor, *sizes: Any, **kw: Any) -> Tensor:
     """``x.repeat(*sizes)``: the data tiled ``sizes`` times along each dim (a copy)."""
-    return _ov("repeat")(self, _sizes(sizes, "repeat", "repeats"))  # type: ignore[no-any-return]
+    repeats = _sizes(_varargs(sizes, kw, "repeat", "repeats"), "repeat", "repeats")
+    return _ov("repeat")(self, repeats)  # type: ignore[no-any-return]
 
 
 def tile(input: Tensor, dims: Any) -> Tensor:
@@ -80,8 +97,9 @@ def tile(input: Tensor, dims: Any) -> Tensor:
     return _ov("tile")(input, _sizes((dims,), "tile", "dims"))  # type: ignore[no-any-return]
 
 
-def _tile_method(self: Tensor, *dims: Any) -> Tensor:
-    return _ov("tile")(self, _sizes(dims, "tile", "dims"))  # type: ignore[no-any-return]
+def _tile_method(self: Tensor, *dims: Any, **kw: Any) -> Tensor:
+    reps = _sizes(_varargs(dims, kw, "tile", "dims"), "tile", "dims")
+    return _ov("tile")(self, reps)  # type: ignore[no-any-return]
 
 
 def flip(input: Tensor, dims: Any) -> Tensor:
@@ -89,8 +107,9 @@ def flip(input: Tensor, dims: Any) -> Tensor:
     return _ov("flip")(input, _sizes((dims,), "flip", "dims"))  # type: ignore[no-any-return]
 
 
-def _flip_method(self: Tensor, *dims: Any) -> Tensor:
-    return _ov("flip")(self, _sizes(dims, "flip", "dims"))  # type: ignore[no-any-return]
+def _flip_method(self: Tensor, *dims: Any, **kw: Any) -> Tensor:
+    flipped = _sizes(_varargs(dims, kw, "flip", "dims"), "flip", "dims")
+    return _ov("flip")(self, flipped)  # type: ignore[no-any-return]
 
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
