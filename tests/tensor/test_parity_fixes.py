@@ -1,0 +1,153 @@
+"""The differences from PyTorch that the parity sweep (``test_torch_parity.py``) found, each
+checked beyond the sweep's samples: autograd, version counters, autocast, errors.
+
+Every test runs the same code with ``tensor`` and ``torch`` (skipped without torch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tensor as tt
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed: these tests compare with it")
+
+pytestmark = pytest.mark.torch
+
+_rng = np.random.default_rng(7)
+DATA = _rng.uniform(0.5, 1.5, (3, 3)).astype(np.float32)
+OTHER = _rng.uniform(0.5, 1.5, (3, 3)).astype(np.float32)
+
+
+def _both(fn: Callable[[Any], Any]) -> tuple[Any, Any]:
+    return fn(tt), fn(torch)
+
+
+def _close(ours: Any, theirs: Any) -> None:
+    if isinstance(theirs, (tuple, list)):
+        for a, b in zip(ours, theirs, strict=True):
+            _close(a, b)
+        return
+    if theirs is None:
+        assert ours is None
+        return
+    a, b = np.asarray(ours), theirs.detach().numpy() if hasattr(theirs, "detach") else theirs
+    assert a.dtype == np.asarray(b).dtype and a.shape == np.shape(b)
+    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def _grads_through(call: Callable[[Any, Any, Any], Any]) -> Callable[[Any], Any]:
+    """``call(lib, y, m)`` on ``y = 2 * x`` (not a leaf), then backward of a weighted sum:
+    (result, x.grad, m.grad, y's version)."""
+
+    def run(lib: Any) -> Any:
+        x = lib.tensor(DATA, requires_grad=True)
+        m = lib.tensor(OTHER, requires_grad=True)
+        y = x * 2
+        out = call(lib, y, m)
+        assert out is y, "the in-place form returns self"
+        (out * lib.tensor(OTHER)).sum().backward()
+        return out.detach().numpy(), x.grad, m.grad, y._version
+
+    return run
+
+
+@pytest.mark.parametrize(
+    ("name", "call"),
+    [
+        ("tt.sin_", lambda lib, y, m: lib.sin_(y)),
+        ("tt.exp_", lambda lib, y, m: lib.exp_(y)),
+        ("tt.sqrt_", lambda lib, y, m: lib.sqrt_(y)),
+        ("tt.relu_", lambda lib, y, m: lib.relu_(y - 2.5)),
+        ("F.relu_", lambda lib, y, m: lib.nn.functional.relu_(y)),
+        ("tt.clamp_", lambda lib, y, m: lib.clamp_(y, 1.2, 2.0)),
+        ("tt.clamp_ tensor bounds", lambda lib, y, m: lib.clamp_(y, m, None)),
+        ("tt.nan_to_num_", lambda lib, y, m: lib.nan_to_num_(y)),
+        ("tt.zero_", lambda lib, y, m: lib.zero_(y)),
+        ("tt.fill_", lambda lib, y, m: lib.fill_(y, 3.0)),
+        ("tt.index_put_", lambda lib, y, m: lib.index_put_(y, (lib.tensor([0, 2]),), m[0, :1])),
+        ("Tensor.cumsum_", lambda lib, y, m: y.cumsum_(1)),
+        ("Tensor.cumprod_", lambda lib, y, m: y.cumprod_(0)),
+        ("Tensor.addmm_", lambda lib, y, m: y.addmm_(m, m, beta=0.5, alpha=2.0)),
+        ("Tensor.tril_", lambda lib, y, m: y.tril_()),
+        ("Tensor.triu_", lambda lib, y, m: y.triu_(1)),
+    ],
+)
+def test_in_place_forms_write_self_and_differentiate_like_torch(name: str, call: Any) -> None:
+    if name == "tt.relu_":  # y - 2.5 is a new tensor: check it, not y
+        call = lambda lib, y, m: lib.relu_(y.sub_(2.5))  # noqa: E731
+    ours, theirs = _both(_grads_through(call))
+    _close(ours[:3], theirs[:3])
+    assert ours[3] == theirs[3], f"{name}: version {ours[3]}, torch {theirs[3]}"
+
+
+def test_fill_is_fill_on_a_copy_with_pytorchs_gradients() -> None:
+    def run(lib: Any) -> Any:
+        x = lib.tensor(DATA, requires_grad=True)
+        v = lib.tensor(2.0, requires_grad=True)
+        out = lib.fill(x * 1, v)
+        (out * lib.tensor(OTHER)).sum().backward()
+        scalar = lib.fill(x.detach(), 3)
+        return out.detach().numpy(), x.grad, v.grad, scalar.detach().numpy(), x._version
+
+    ours, theirs = _both(run)
+    _close(ours[:4], theirs[:4])
+    assert ours[4] == theirs[4] == 0  # the input is not written
+
+
+def test_dropout_in_place_keeps_or_scales_like_torch() -> None:
+    def run(lib: Any) -> Any:
+        lib.manual_seed(0)
+        x = lib.ones(2000, requires_grad=True)
+        y = x * 1
+        out = lib.dropout_(y, 0.25, True)
+        out.sum().backward()
+        kept = out.detach() != 0
+        assert set(np.unique(out.detach().numpy()).tolist()) <= {0.0, np.float32(1 / 0.75)}
+        assert np.array_equal(x.grad.numpy(), np.where(kept.numpy(), np.float32(1 / 0.75), 0))
+        same = lib.ones(3)
+        assert lib.dropout_(same, 0.5, False) is same and same._version == 0
+        return out is y, y._version, float(kept.float().mean())
+
+    (ours_self, ours_version, ours_kept), (theirs_self, theirs_version, theirs_kept) = _both(run)
+    assert ours_self and theirs_self and ours_version == theirs_version
+    assert abs(ours_kept - 0.75) < 0.05 and abs(theirs_kept - 0.75) < 0.05
+
+
+def test_normal_in_place_samples_into_self_like_torch() -> None:
+    def run(lib: Any) -> Any:
+        lib.manual_seed(0)
+        x = lib.zeros(20000, dtype=lib.float64)
+        assert x.normal_(1.0, 0.5) is x
+        y = lib.ones(3, requires_grad=True) * 1
+        y.normal_()
+        y.sum().backward()
+        errors = []
+        for bad in (lambda: lib.zeros(2, dtype=lib.int64).normal_(), lambda: x.normal_(0, -1)):
+            with pytest.raises((RuntimeError, NotImplementedError)) as info:
+                bad()
+            errors.append(info.type)
+        return x.dtype, float(x.mean()), float(x.std()), x._version, errors
+
+    ours, theirs = _both(run)
+    assert str(ours[0]).split(".")[-1] == str(theirs[0]).split(".")[-1] == "float64"
+    for a, b in ((ours[1], 1.0), (ours[2], 0.5), (theirs[1], 1.0), (theirs[2], 0.5)):
+        assert abs(a - b) < 0.02
+    assert ours[3] == theirs[3] == 1 and ours[4] == theirs[4]
+
+
+def test_from_dlpack_of_a_tensor_is_a_new_tensor_on_its_memory() -> None:
+    def run(lib: Any) -> Any:
+        x = lib.ones(3)
+        y = lib.from_dlpack(x)
+        y[0] = 5
+        with pytest.raises(BufferError, match="require gradient"):
+            lib.from_dlpack(lib.ones(2, requires_grad=True))
+        return y is x, y._base is None, x.tolist(), x._version, y._version
+
+    ours, theirs = _both(run)
+    assert ours == theirs == (False, True, [5.0, 1.0, 1.0], 0, 1)
