@@ -585,6 +585,18 @@ def entries() -> list[Any]:
             dtypes=sorted_dtypes,
         )
     )
+    out.append(
+        E(
+            "argsort_stable",
+            "argsort",
+            lambda lib, x, dim=-1, descending=False, **kw: lib.argsort(
+                x, dim=dim, descending=descending, stable=True, **kw
+            ),
+            lambda *a, **k: _order(*a, **k)[1],
+            _sort_samples,
+            dtypes=sorted_dtypes,
+        )
+    )
     out.append(E("topk", "topk", _fn("topk"), _topk, _topk_samples, dtypes=sorted_dtypes))
     out.append(
         E("unique", "_unique2", _fn("unique"), _unique, _unique_samples, dtypes=sorted_dtypes)

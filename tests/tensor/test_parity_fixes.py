@@ -151,3 +151,75 @@ def test_from_dlpack_of_a_tensor_is_a_new_tensor_on_its_memory() -> None:
 
     ours, theirs = _both(run)
     assert ours == theirs == (False, True, [5.0, 1.0, 1.0], 0, 1)
+
+
+OUT_CALLS = {
+    "cat": lambda lib, x, out: lib.cat([x, x], 1, out=out),
+    "stack": lambda lib, x, out: lib.stack([x, x], out=out),
+    "where": lambda lib, x, out: lib.where(x > 1, x, -x, out=out),
+    "tril": lambda lib, x, out: lib.tril(x, out=out),
+    "index_select": lambda lib, x, out: lib.index_select(x, 0, lib.tensor([2, 0]), out=out),
+    "softmax": lambda lib, x, out: lib.softmax(x, 1, out=out),
+    "max(dim)": lambda lib, x, out: lib.max(x, 1, out=out),
+    "max(other)": lambda lib, x, out: lib.max(x, x.flip(0), out=out),
+    "sort": lambda lib, x, out: lib.sort(x, 1, out=out),
+    "topk": lambda lib, x, out: lib.topk(x, 2, out=out),
+    "tensordot": lambda lib, x, out: lib.tensordot(x, x, 1, out=out),
+    "norm": lambda lib, x, out: lib.norm(x, 2, 1, out=out),
+}
+
+
+# PyTorch's softmax and tensordot out= forms are composites that differentiate through a
+# copy into out; ours refuse inputs that require grad, as PyTorch's other out= forms do.
+OUT_WITH_AUTOGRAD_IN_TORCH = {"softmax", "tensordot"}
+
+
+@pytest.mark.parametrize("name", list(OUT_CALLS))
+def test_out_forms_resize_write_and_return_out_like_torch(name: str) -> None:
+    call = OUT_CALLS[name]
+
+    def run(lib: Any) -> Any:
+        x = lib.tensor(DATA)
+        pair = name in ("max(dim)", "sort", "topk")
+        out = (lib.empty(0), lib.empty(0, dtype=lib.int64)) if pair else lib.empty(0)
+        result = call(lib, x, out)
+        outs = out if pair else (out,)
+        assert all(r is o for r, o in zip(result if pair else (result,), outs, strict=True))
+        if name not in OUT_WITH_AUTOGRAD_IN_TORCH:
+            with pytest.raises(RuntimeError, match="out=... arguments don't support automatic"):
+                call(lib, lib.tensor(DATA, requires_grad=True), out)
+        fields = getattr(type(result), "_fields", None) or getattr(
+            type(result), "__match_args__", None
+        )
+        return [o.numpy() for o in outs], [o._version for o in outs], fields
+
+    ours, theirs = _both(run)
+    _close(ours[0], theirs[0])
+    assert ours[1] == theirs[1] and ours[2] == theirs[2]
+
+
+def test_factories_write_into_out_with_its_dtype_like_torch() -> None:
+    def run(lib: Any) -> Any:
+        results = [
+            lib.zeros(2, 3, out=lib.empty(0, dtype=lib.int64)),
+            lib.full((2,), 1.5, out=lib.empty(0, dtype=lib.int64)),
+            lib.arange(0.5, 3, out=lib.empty(0, dtype=lib.int64)),
+            lib.arange(5, out=lib.empty(0)),
+            lib.linspace(0, 1, 5, out=lib.empty(0, dtype=lib.float64)),
+            lib.eye(2, 3, out=lib.empty(0, dtype=lib.bool)),
+        ]
+        shapes = [
+            tuple(f(out=lib.empty(0, dtype=lib.float64)).shape) + (f(out=lib.empty(0)).dtype,)
+            for f in (
+                lambda out: lib.rand(2, 3, out=out),
+                lambda out: lib.randn(4, out=out),
+                lambda out: lib.normal(0.0, 1.0, (2, 3), out=out),
+            )
+        ]
+        with pytest.raises(RuntimeError, match="does not match dtype of out"):
+            lib.zeros(2, dtype=lib.float64, out=lib.empty(0))
+        return [r.numpy() for r in results], [str(s[-1]).split(".")[-1] for s in shapes]
+
+    ours, theirs = _both(run)
+    _close(ours[0], theirs[0])
+    assert ours[1] == theirs[1]
