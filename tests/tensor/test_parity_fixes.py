@@ -223,3 +223,76 @@ def test_factories_write_into_out_with_its_dtype_like_torch() -> None:
     ours, theirs = _both(run)
     _close(ours[0], theirs[0])
     assert ours[1] == theirs[1]
+
+
+# Note [einsum and tensordot under autocast]: the result dtype shows which of PyTorch's
+# decomposition steps ran (bmm/mm: bfloat16; mul, sum, dot: float32).
+EINSUM_CASES = [
+    ("ij,jk->ik", [(2, 3), (3, 4)]),
+    ("i,i->", [(3,)] * 2),
+    ("i,j->ij", [(2,), (3,)]),
+    ("ij->ji", [(2, 3)]),
+    ("ii->i", [(3, 3)]),
+    ("ij,jk->ik", [(2, 1), (1, 4)]),
+    ("ij,k->", [(2, 3), (4,)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
+    ("ij,jk,k->ik", [(2, 3), (3, 4), (4,)]),
+    ("ij,ij,ij->", [(2, 3)] * 3),
+    ("...ij,...jk", [(5, 2, 3), (5, 3, 4)]),
+    ("iij,jk->ik", [(3, 3, 2), (2, 4)]),
+    ("...i,...i->...", [(2, 1, 3), (4, 3)]),
+    ("Ab,bA->A", [(3, 2), (2, 3)]),
+]
+TENSORDOT_CASES = [
+    (0, (3,), (3,)),
+    (1, (3,), (3,)),
+    (1, (2, 3), (3, 4)),
+    (2, (2, 3), (2, 3)),
+    (1, (2, 1), (1, 3)),
+    (([1, 0], [0, 1]), (2, 3), (3, 2)),
+    (([-1], [0]), (2, 3), (3, 4)),
+]
+
+
+def _under_autocast(call: Callable[[Any, list[Any]], Any], shapes: list[Any]) -> Any:
+    arrays = [_rng.standard_normal(s).astype(np.float32) for s in shapes]
+
+    def run(lib: Any) -> Any:
+        xs = [lib.tensor(a, requires_grad=True) for a in arrays]
+        with lib.autocast("cpu"):
+            out = call(lib, xs)
+        out.float().sum().backward()
+        return str(out.dtype).split(".")[-1], out.float(), [x.grad for x in xs]
+
+    return _both(run)
+
+
+@pytest.mark.parametrize(("equation", "shapes"), EINSUM_CASES, ids=[c[0] for c in EINSUM_CASES])
+def test_einsum_under_cpu_autocast_matches_torch(equation: str, shapes: list[Any]) -> None:
+    ours, theirs = _under_autocast(lambda lib, xs: lib.einsum(equation, *xs), shapes)
+    assert ours[0] == theirs[0]
+    for a, b in zip([ours[1], *ours[2]], [theirs[1], *theirs[2]], strict=True):
+        np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize(("dims", "sa", "sb"), TENSORDOT_CASES, ids=str)
+def test_tensordot_under_cpu_autocast_matches_torch(dims: Any, sa: Any, sb: Any) -> None:
+    ours, theirs = _under_autocast(lambda lib, xs: lib.tensordot(*xs, dims), [sa, sb])
+    assert ours[0] == theirs[0]
+    for a, b in zip([ours[1], *ours[2]], [theirs[1], *theirs[2]], strict=True):
+        np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=2e-2, atol=2e-2)
+
+
+def test_einsum_under_autocast_leaves_ineligible_and_malformed_calls_alone() -> None:
+    def run(lib: Any) -> Any:
+        d = lib.ones(2, 2, dtype=lib.float64)
+        i = lib.ones(2, 2, dtype=lib.int64)
+        with lib.autocast("cpu"):
+            dtypes = [str(lib.einsum("ij,jk", x, x).dtype).split(".")[-1] for x in (d, i)]
+            with pytest.raises(RuntimeError):
+                lib.einsum("ij,jk->ik", lib.ones(2, 3), lib.ones(2, 3))
+            with pytest.raises(RuntimeError):
+                lib.einsum("ij->k", lib.ones(2, 3))
+        return dtypes
+
+    assert _both(run) == (["float64", "int64"], ["float64", "int64"])
