@@ -6,6 +6,7 @@ Every test runs the same code with ``tensor`` and ``torch`` (skipped without tor
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -296,3 +297,32 @@ def test_einsum_under_autocast_leaves_ineligible_and_malformed_calls_alone() -> 
         return dtypes
 
     assert _both(run) == (["float64", "int64"], ["float64", "int64"])
+
+
+def test_cond_and_map_are_functions_over_higher_order_operators_as_in_torch() -> None:
+    from dispatch import HigherOrderOperator
+
+    hop = torch._ops.HigherOrderOperator
+    # PyTorch 2.13: torch.cond is a function; the operator is torch.ops.higher_order.cond.
+    assert isinstance(tt.cond, HigherOrderOperator) is isinstance(torch.cond, hop)
+    for ours, theirs in (
+        (tt.higher_order.cond_op, torch.ops.higher_order.cond),
+        (tt.higher_order.map_op, torch.ops.higher_order.map_impl),
+    ):
+        assert isinstance(ours, HigherOrderOperator) and isinstance(theirs, hop)
+        assert ours.name == theirs.name()
+    from torch._higher_order_ops.map import map as torch_map
+
+    def run(lib: Any, cond: Any, map_fn: Any) -> Any:
+        x = lib.tensor(DATA)
+        return [
+            cond(lib.tensor(True), lambda a: a + 1, lambda a: a - 1, (x,)),
+            *cond(False, lambda a: (a + 1, a), lambda a: (a - 1, a * 2), [x]),
+            map_fn(lambda row, k: row * k, x, 3.0),
+        ]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch warns that map is experimental
+        _close(run(tt, tt.cond, tt.higher_order.map), run(torch, torch.cond, torch_map))
+    with pytest.raises(RuntimeError):
+        tt.cond(tt.tensor([True, False]), lambda a: a, lambda a: a, (tt.ones(1),))
