@@ -9,7 +9,9 @@ outermost region ends.  Kernels at AutocastCPU / AutocastCUDA exclude their own
 key and call the operator again from the top with cast arguments, so autograd
 records the casts.  Operators without a policy fall through (the dispatcher's
 default fallthrough fallbacks), custom operators included unless they declare
-one with ``dispatch.register_autocast``.
+one with ``dispatch.register_autocast``.  ``einsum`` and ``tensordot`` run PyTorch's
+decomposition under CPU autocast (``DECOMPOSED``; Note [einsum and tensordot under
+autocast] in ``tensor._composite_linalg``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any, TypeVar
 import dispatch
 from dispatch import DispatchKey, DispatchKeySet, Library, ops
 
-from . import _dtype, cuda
+from . import _composite_linalg, _dtype, cuda
 from ._dtype import dtype
 
 __all__ = [
@@ -375,6 +377,37 @@ POLICIES: dict[str, dict[str, str]] = {
     },
 }
 
+# Operators that PyTorch decomposes (CompositeImplicitAutograd) where ours have backend
+# kernels: under CPU autocast they run PyTorch's decomposition, whose bmm/mm are the
+# autocast operators (Note [einsum and tensordot under autocast]).  Not policies:
+# PyTorch registers no AutocastCPU kernel for them.
+DECOMPOSED: dict[str, dict[str, Callable[..., Any]]] = {
+    "cpu": {"einsum": _composite_linalg.einsum, "tensordot": _composite_linalg.tensordot},
+}
+
+
+def _decomposed_kernel(
+    op: dispatch.OpOverload, key: DispatchKey, device_type: str, decomposition: Callable[..., Any]
+) -> Any:
+    own_key = DispatchKeySet(key)
+    bind = op.schema.bind
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        bound = bind(args, kwargs, op_name=op.name)
+        values = list(bound.values())
+        flat = [t for v in values for t in (v if isinstance(v, (list, tuple)) else (v,))]
+        if any(_eligible(t, device_type) for t in flat):
+            # Autocast stays on: the decomposition's bmm/mm cast, its mul/sum/dot do not.
+            result = decomposition(*values)
+            if result is not None:
+                return result
+        with dispatch.exclude_keys(own_key):  # nothing to cast, or malformed: the operator
+            return op(*args, **kwargs)
+
+    kernel.__qualname__ = kernel.__name__ = f"autocast_{device_type}_decompose"
+    return kernel
+
+
 _LIB: Library | None = None
 
 
@@ -395,6 +428,11 @@ def register() -> None:
             if op is None:
                 continue
             _LIB.impl(op.name, _kernel(op, key, device_type, policy), key.name)
+    for device_type, rows in DECOMPOSED.items():
+        key = _KEY[device_type]
+        for name, decomposition in rows.items():
+            op = getattr(ops.core, name).default
+            _LIB.impl(op.name, _decomposed_kernel(op, key, device_type, decomposition), key.name)
 
 
 # -- custom_fwd / custom_bwd --------------------------------------------------------------------

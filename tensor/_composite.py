@@ -8,9 +8,9 @@ Imports: ``dispatch`` and ``tensor``'s ``_convert``, ``_device``, ``_dtype``,
   reads ``device`` and redispatches to that device's backend key.
 - CompositeExplicitAutograd kernels: ``_to_copy`` (moves and converts arrays for
   every backend pair) and the ``*_like`` factories (which call the plain factory).
-- CompositeImplicitAutograd kernels: ``max.other``/``min.other`` are
-  ``maximum``/``minimum``; the composites of ``tensor._composite_shape`` and
-  ``tensor._composite_nn``.
+- CompositeImplicitAutograd kernels: ``max.other``/``min.other`` (and their out=
+  forms) are ``maximum``/``minimum``; the composites of ``tensor._composite_shape`` and
+  ``tensor._composite_nn``, ``tensor._composite_variants``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from dispatch import DispatchKeySet, Library, ops
 
-from . import _composite_nn, _composite_shape, _convert, _dtype
+from . import _composite_nn, _composite_shape, _composite_variants, _convert, _dtype
 from ._device import canonical, to_device
 from ._device import device as _device_type
 from ._optable import OP_TABLE
@@ -102,6 +102,14 @@ def min_other(self: Tensor, other: Tensor) -> Tensor:
     return ops.core.minimum.default(self, other)  # type: ignore[no-any-return]
 
 
+def max_other_out(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
+    return ops.core.maximum.out(self, other, out=out)  # type: ignore[no-any-return]
+
+
+def min_other_out(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
+    return ops.core.minimum.out(self, other, out=out)  # type: ignore[no-any-return]
+
+
 def register() -> None:
     """Register these kernels (once) into ``LIB``, an IMPL library of ``core``."""
     global LIB
@@ -123,6 +131,9 @@ def register() -> None:
             lib.impl(op.name, _like(op.name), "CompositeExplicitAutograd")
     lib.impl("max.other", max_other, "CompositeImplicitAutograd")
     lib.impl("min.other", min_other, "CompositeImplicitAutograd")
+    lib.impl("max.other_out", max_other_out, "CompositeImplicitAutograd")
+    lib.impl("min.other_out", min_other_out, "CompositeImplicitAutograd")
     _composite_shape.register(lib)
     _composite_nn.register(lib)
+    _composite_variants.register(lib)
     LIB = lib

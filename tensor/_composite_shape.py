@@ -88,7 +88,12 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if a == b:
         return self
     shape = list(self.shape)
-    return core.reshape(self, [*shape[:a], -1, *shape[b + 1 :]])  # type: ignore[no-any-return]
+    # The flattened size itself, not -1: -1 is ambiguous when another dim is 0 (PyTorch
+    # flattens a [0, 3, 4] tensor from dim 1 to [0, 12]).
+    size = 1
+    for n in shape[a : b + 1]:
+        size *= n
+    return core.reshape(self, [*shape[:a], size, *shape[b + 1 :]])  # type: ignore[no-any-return]
 
 
 def unflatten(self: Tensor, dim: int, sizes: Any) -> Tensor:

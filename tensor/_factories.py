@@ -81,7 +81,14 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
     [0, 1, 2]
     """
     if isinstance(ext_tensor, Tensor):
-        return ext_tensor
+        # As PyTorch: a new tensor on the same memory (not a view: its own version counter),
+        # and a tensor that requires grad is refused (BufferError: DLPack's export error).
+        if ext_tensor.requires_grad:
+            raise BufferError(
+                "from_dlpack(): Can't export tensors that require gradient, use tensor.detach()"
+            )
+        array = ext_tensor._check_data("from_dlpack")  # a meta tensor has no memory to share
+        return make(array.view(), ext_tensor.dtype, ext_tensor.device)
     if not hasattr(ext_tensor, "__dlpack__"):
         raise TypeError(
             f"from_dlpack(): expected an object with __dlpack__ (a NumPy, CuPy or PyTorch "

@@ -66,6 +66,26 @@ def _bump_kernel(op: Any, position: int, name: str) -> Any:
     return kernel
 
 
+def _bump_all_kernel(op: Any, names: list[str]) -> Any:
+    """``_bump_kernel`` for an operator writing several keyword-only outs (``values``,
+    ``indices``)."""
+    below = op.below
+
+    def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
+        out = below(keyset._bits & _BELOW_BITS)(*args, **kwargs)
+        for name in names:
+            t = kwargs[name]
+            counter = t._version_counter
+            if counter is None:
+                t._version_counter = [1]
+            else:
+                counter[0] += 1
+        return out
+
+    kernel.__name__ = kernel.__qualname__ = f"inplace_{op.name.split('::')[1].replace('.', '_')}"
+    return kernel
+
+
 def _view_kernel(op: Any, maybe: bool) -> Any:
     below = op.below
 
@@ -117,8 +137,11 @@ def register() -> None:
             if row.family in ("view", "maybe_view"):
                 kernel = _view_kernel(op, row.family == "maybe_view")
             elif schema.is_mutable:
-                position = next(i for i, a in enumerate(schema.arguments) if a.is_write)
-                kernel = _bump_kernel(op, position, schema.arguments[position].name)
+                writes = [i for i, a in enumerate(schema.arguments) if a.is_write]
+                if len(writes) > 1:  # sort.out(..., *, values, indices): bump each
+                    kernel = _bump_all_kernel(op, [schema.arguments[i].name for i in writes])
+                else:
+                    kernel = _bump_kernel(op, writes[0], schema.arguments[writes[0]].name)
             else:
                 continue
             lib.impl(qualname, kernel, "ADInplaceOrView", with_keyset=True)

@@ -46,6 +46,8 @@ ROWS: tuple[OpInfo, ...] = (
     _nn("native_dropout", "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)",
         function=None),
     _composite("dropout", "dropout(Tensor input, float p, bool train) -> Tensor", dtypes=ALL),
+    _composite("dropout_", "dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)",
+               dtypes=ALL),
     OpInfo(
         "embedding",
         ("embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, "
@@ -74,6 +76,7 @@ ROWS: tuple[OpInfo, ...] = (
         "binary_cross_entropy_with_logits",
         "binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, "
         "Tensor? pos_weight=None, int reduction=1) -> Tensor",
+        py="binary_cross_entropy_with_logits",  # Note [binary_cross_entropy_with_logits defaults]
     ),
     _composite("linear", "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
                function=None, dtypes=NO_BOOL),

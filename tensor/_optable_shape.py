@@ -163,11 +163,23 @@ ROWS: tuple[OpInfo, ...] = (
         dtypes=REAL, function=None, method=False,
     ),
     # -- mutating primitives ---------------------------------------------------------------------
-    _op("zero_", "mutation", "zero_(Tensor(a!) self) -> Tensor(a!)", function=None),
+    # torch.zero_ and torch.fill_ are functions too (torch has no torch.copy_).
+    _op("zero_", "mutation", "zero_(Tensor(a!) self) -> Tensor(a!)"),
     _op(
         "fill_", "mutation",
         "fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
         "fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)",
+    ),
+    # fill is fill_ on a copy (a composite, as its in-place sibling is the primitive).
+    _composite(
+        "fill", "fill.Scalar(Tensor self, Scalar value) -> Tensor",
+        "fill.Tensor(Tensor self, Tensor value) -> Tensor", method=False,
+    ),
+    # normal_ writes samples of normal.float_float into self (a composite too).
+    _composite(
+        "normal_",
+        "normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) "
+        "-> Tensor(a!)",
         function=None,
     ),
     _op("copy_", "mutation", "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",

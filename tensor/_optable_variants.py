@@ -4,7 +4,8 @@ Imports: ``dispatch`` (the schema parser) and ``tensor._opinfo``.
 
 ``add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` gives
 - the in-place row ``add_``: ``add_.Tensor(Tensor(a!) self, Tensor other, *,
-  Scalar alpha=1) -> Tensor(a!)`` (a Tensor method, and ``__iadd__``);
+  Scalar alpha=1) -> Tensor(a!)`` (a Tensor method, and ``__iadd__``; also a function,
+  ``tt.sin_(x)``, where PyTorch has ``torch.sin_``);
 - the out row ``add.out``: ``add.out(Tensor self, Tensor other, *, Scalar alpha=1,
   Tensor(a!) out) -> Tensor(a!)`` (reached by ``tt.add(x, y, out=z)``).
 Overload names follow ATen: ``out`` for the default (or lone ``Tensor``)
@@ -22,7 +23,15 @@ from dispatch import parse_schema
 
 from ._opinfo import OpInfo
 
-__all__ = ["INPLACE", "OUT_FAMILIES", "base_of", "with_variants"]
+__all__ = [
+    "FUNCTION_FORMS",
+    "INPLACE",
+    "OUT_EXTRA",
+    "OUT_FAMILIES",
+    "base_of",
+    "out_overload",
+    "with_variants",
+]
 
 # Functional rows with an in-place method (PyTorch's Tensor.<name>_), and their
 # augmented-assignment operators.
@@ -41,12 +50,31 @@ INPLACE: dict[str, tuple[str, ...]] = {
     "erfc": (), "floor": (), "ceil": (), "trunc": (), "frac": (), "round": (),
     "logical_not": (), "bitwise_not": (), "nan_to_num": (),
     "masked_fill": (), "index_put": (), "scatter": (), "scatter_add": (),
+    "cumsum": (), "cumprod": (), "addmm": (), "tril": (), "triu": (),
 }  # fmt: skip
+# In-place rows that are also functions, as in PyTorch (``torch.sin_(x)``, ``torch.clamp_``):
+# the in-place rows whose ``torch.<name>_`` exists in PyTorch 2.13.
+FUNCTION_FORMS = frozenset({
+    "neg", "abs", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt",
+    "square", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+    "tanh", "asinh", "acosh", "atanh", "sigmoid", "relu", "erf", "erfc", "floor", "ceil",
+    "trunc", "frac", "round", "nan_to_num", "clamp", "index_put",
+})  # fmt: skip
 # Families whose functional rows get out= forms (rows with a hand-written Python
 # wrapper or without a tt.<name> function are left out).
 OUT_FAMILIES = frozenset({"unary", "binary", "ternary", "reduction", "scan", "linalg"})
 # PyTorch has no out= form of these.
 NO_OUT = frozenset({"isclose", "isnan", "isinf", "isfinite", "relu", "count_nonzero"})
+# Other rows whose torch.<name> takes out= (those with a Python wrapper pass it on): the
+# joins, indexing and nn rows, and the factories, whose out= gives the result's dtype and
+# device.  Operators with named results take one out tensor each (``out=(values, indices)``
+# in Python).
+OUT_EXTRA = frozenset({
+    "cat", "stack", "tril", "triu", "diag", "index_select", "gather", "scatter", "scatter_add",
+    "masked_select", "nonzero", "take_along_dim", "argsort", "softmax", "log_softmax", "where",
+    "max", "min", "norm", "tensordot", "empty", "zeros", "ones", "full", "arange", "linspace",
+    "eye", "rand", "randn", "randint", "normal", "sort", "topk",
+})  # fmt: skip
 
 
 def base_of(op: OpInfo) -> str:
@@ -54,7 +82,8 @@ def base_of(op: OpInfo) -> str:
     return op.tags[0]
 
 
-def _out_overload(overload: str, overloads: set[str]) -> str:
+def out_overload(overload: str, overloads: set[str]) -> str:
+    """The name of the out= overload made from ``overload`` (one of ``overloads``)."""
     if not overload or (overload == "Tensor" and "" not in overloads):
         return "out"
     return f"{overload}_out"
@@ -77,7 +106,8 @@ def _inplace(op: OpInfo, dunders: tuple[str, ...]) -> OpInfo | None:
     if not schemas:
         return None
     return dataclasses.replace(
-        op, name=op.name + "_", schemas=tuple(schemas), family="inplace", function=None,
+        op, name=op.name + "_", schemas=tuple(schemas), family="inplace",
+        function=op.name + "_" if op.name in FUNCTION_FORMS else None,
         method=True, dunders=dunders, rdunders=(), py=op.py + "_" if op.py else "", tags=(op.name,),
         result_dtypes={},
     )  # fmt: skip
@@ -88,18 +118,33 @@ def _out(op: OpInfo) -> OpInfo | None:
     overloads = {s.overload_name for s in parsed}
     schemas = []
     for s in parsed:
-        if len(s.returns) != 1 or s.returns[0].type.tensor_kind != "tensor":
+        if any(r.type.tensor_kind != "tensor" for r in s.returns):
+            continue
+        if len(s.returns) == 1:
+            outs, returns = ["Tensor(a!) out"], "Tensor(a!)"
+        elif all(r.name for r in s.returns):
+            # (values, indices): one out argument per named result, as ATen's sort.values.
+            aliases = "abcdefgh"
+            outs = [f"Tensor({aliases[i]}!) {r.name}" for i, r in enumerate(s.returns)]
+            returns = f"({', '.join(outs)})"
+        else:
             continue
         params = ", ".join(str(a) for a in s.arguments if not a.kwarg_only)
-        kw = [str(a) for a in s.arguments if a.kwarg_only] + ["Tensor(a!) out"]
-        name = f"{s.name}.{_out_overload(s.overload_name, overloads)}"
-        schemas.append(f"{name}({params}{', ' if params else ''}*, {', '.join(kw)}) -> Tensor(a!)")
+        kw = [str(a) for a in s.arguments if a.kwarg_only] + outs
+        name = f"{s.name}.{out_overload(s.overload_name, overloads)}"
+        schemas.append(f"{name}({params}{', ' if params else ''}*, {', '.join(kw)}) -> {returns}")
     if not schemas:
         return None
     return dataclasses.replace(
         op, name=op.name + ".out", schemas=tuple(schemas), family="out", function=None,
         method=False, dunders=(), rdunders=(), py="", tags=(op.name,), result_dtypes={},
     )  # fmt: skip
+
+
+def _wants_out(op: OpInfo) -> bool:
+    if op.function_name is None or "." in op.function_name or op.name in NO_OUT:
+        return False  # nn.functional.gelu, linalg.vector_norm: no out= here
+    return op.name in OUT_EXTRA or (op.family in OUT_FAMILIES and not op.py)
 
 
 def with_variants(rows: tuple[OpInfo, ...]) -> tuple[OpInfo, ...]:
@@ -110,14 +155,7 @@ def with_variants(rows: tuple[OpInfo, ...]) -> tuple[OpInfo, ...]:
             row = _inplace(op, INPLACE[op.name])
             if row is not None:
                 extra.append(row)
-        if (
-            op.family in OUT_FAMILIES
-            and not op.py
-            and op.function_name is not None
-            and op.name not in NO_OUT
-        ):
-            if "." in op.function_name:
-                continue  # nn.functional.gelu, linalg.vector_norm: no out= here
+        if _wants_out(op):
             row = _out(op)
             if row is not None:
                 extra.append(row)

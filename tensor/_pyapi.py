@@ -26,6 +26,21 @@ def _ov(name: str, index: int = 0) -> Any:
     return _ops.overloads(name)[index]
 
 
+def _factory_out(name: str, index: int, out: Any, args: tuple[Any, ...], **kwargs: Any) -> Any:
+    """A factory writing into ``out`` (PyTorch's out= form): ``out``'s dtype and device
+    unless given; a dtype other than ``out``'s is refused, as in PyTorch."""
+    if isinstance(out, Tensor):
+        dtype = kwargs.get("dtype")
+        if dtype is not None and dtype is not out.dtype:
+            raise RuntimeError(
+                f"{name}(): dtype {dtype} does not match dtype of out parameter ({out.dtype})"
+            )
+        kwargs["dtype"] = out.dtype
+        if kwargs.get("device") is None:
+            kwargs["device"] = out.device
+    return _pyshape.out_ov(name, index)(*args, out=out, **kwargs)
+
+
 _MISSING: Any = object()
 
 
@@ -59,12 +74,21 @@ def _sized_factory(name: str) -> Callable[..., Tensor]:
     ov = _ov(name)
 
     def factory(
-        *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+        *size: Any,
+        out: Any = None,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
     ) -> Tensor:
+        if out is not None:
+            t = _factory_out(name, 0, out, (_size(size, name),), dtype=dtype, device=device)
+            return _finish(t, requires_grad)
         return _finish(ov(_size(size, name), dtype=dtype, device=device), requires_grad)
 
     factory.__name__ = factory.__qualname__ = name
-    factory.__doc__ = f"``tt.{name}(*size, dtype=None, device=None, requires_grad=False)``."
+    factory.__doc__ = (
+        f"``tt.{name}(*size, out=None, dtype=None, device=None, requires_grad=False)``."
+    )
     return factory
 
 
@@ -74,16 +98,24 @@ def _random_factory(name: str) -> Callable[..., Tensor]:
     def factory(
         *size: Any,
         generator: Any = None,
+        out: Any = None,
         dtype: Any = None,
         device: Any = None,
         requires_grad: bool = False,
     ) -> Tensor:
-        t = ov(_size(size, name), generator=generator, dtype=dtype, device=device)
+        if out is not None:
+            t = _factory_out(
+                name, 0, out, (_size(size, name),), generator=generator, dtype=dtype,
+                device=device,
+            )  # fmt: skip
+        else:
+            t = ov(_size(size, name), generator=generator, dtype=dtype, device=device)
         return _finish(t, requires_grad)
 
     factory.__name__ = factory.__qualname__ = name
     factory.__doc__ = (
-        f"``tt.{name}(*size, generator=None, dtype=None, device=None, requires_grad=False)``; "
+        f"``tt.{name}(*size, generator=None, out=None, dtype=None, device=None, "
+        f"requires_grad=False)``; "
         f"the device's default generator unless one is given (seed it with tt.manual_seed)."
     )
     return factory
@@ -100,14 +132,18 @@ def full(
     size: Sequence[int],
     fill_value: Any,
     *,
+    out: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
     """``tt.full(size, fill_value)``: dtype from the value (bool, int64 or the default float)."""
-    return _finish(
-        _ov("full")(_size((size,), "full"), fill_value, dtype=dtype, device=device), requires_grad
-    )
+    args = (_size((size,), "full"), fill_value)
+    if out is not None:
+        return _finish(
+            _factory_out("full", 0, out, args, dtype=dtype, device=device), requires_grad
+        )
+    return _finish(_ov("full")(*args, dtype=dtype, device=device), requires_grad)
 
 
 def arange(
@@ -115,6 +151,7 @@ def arange(
     end: Any = None,
     step: Any = 1,
     *,
+    out: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
@@ -122,6 +159,9 @@ def arange(
     """``tt.arange(end)`` or ``tt.arange(start, end, step=1)``; int64 unless a bound is a float."""
     if end is None:
         start, end = 0, start
+    if out is not None:
+        t = _factory_out("arange", 0, out, (start, end, step), dtype=dtype, device=device)
+        return _finish(t, requires_grad)
     return _finish(_ov("arange")(start, end, step, dtype=dtype, device=device), requires_grad)
 
 
@@ -130,11 +170,15 @@ def linspace(
     end: Any,
     steps: int,
     *,
+    out: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    if out is not None:
+        t = _factory_out("linspace", 0, out, (start, end, steps), dtype=dtype, device=device)
+        return _finish(t, requires_grad)
     return _finish(_ov("linspace")(start, end, steps, dtype=dtype, device=device), requires_grad)
 
 
@@ -142,17 +186,23 @@ def eye(
     n: int,
     m: int | None = None,
     *,
+    out: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
     """An ``n`` x ``m`` matrix with ones on the diagonal."""
+    if out is not None:
+        return _finish(
+            _factory_out("eye", 0, out, (n, m), dtype=dtype, device=device), requires_grad
+        )
     return _finish(_ov("eye")(n, m, dtype=dtype, device=device), requires_grad)
 
 
 def randint(
     *args: Any,
     generator: Any = None,
+    out: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
@@ -170,9 +220,11 @@ def randint(
             f"randint() takes (high, size) or (low, high, size), got {len(args)} positional "
             f"arguments"
         )
-    t = _ov("randint")(
-        low, high, _size((sz,), "randint"), generator=generator, dtype=dtype, device=device
-    )
+    args = (low, high, _size((sz,), "randint"))
+    if out is not None:
+        t = _factory_out("randint", 0, out, args, generator=generator, dtype=dtype, device=device)
+    else:
+        t = _ov("randint")(*args, generator=generator, dtype=dtype, device=device)
     return _finish(t, requires_grad)
 
 
@@ -182,29 +234,29 @@ def normal(
     size: Any = None,
     *,
     generator: Any = None,
+    out: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
     """Normal samples: tensor ``mean``/``std`` elementwise, or float ones with ``size``."""
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
-    if mt and st:
-        t = _ov("normal", 0)(mean, std, generator=generator)
-    elif mt:
-        t = _ov("normal", 1)(mean, std, generator=generator)
-    elif st:
-        t = _ov("normal", 2)(mean, std, generator=generator)
-    else:
-        if size is None:
-            raise TypeError("normal(): with float mean and std, pass a size")
-        t = _ov("normal", 3)(
-            float(mean),
-            float(std),
-            _size((size,), "normal"),
-            generator=generator,
-            dtype=dtype,
-            device=device,
+    index = 0 if mt and st else 1 if mt else 2 if st else 3
+    if index < 3:
+        ov = _ov("normal", index) if out is None else _pyshape.out_ov("normal", index)
+        t = (
+            ov(mean, std, generator=generator)
+            if out is None
+            else ov(mean, std, generator=generator, out=out)
         )
+        return _finish(t, requires_grad)
+    if size is None:
+        raise TypeError("normal(): with float mean and std, pass a size")
+    args = (float(mean), float(std), _size((size,), "normal"))
+    if out is not None:
+        t = _factory_out("normal", 3, out, args, generator=generator, dtype=dtype, device=device)
+    else:
+        t = _ov("normal", 3)(*args, generator=generator, dtype=dtype, device=device)
     return _finish(t, requires_grad)
 
 
@@ -235,7 +287,9 @@ def _like(op: OpInfo) -> Callable[..., Tensor]:
 
 
 # -- irregular operators ----------------------------------------------------------------------
-def where(condition: Tensor, input: Any = _MISSING, other: Any = _MISSING) -> Tensor:
+def where(
+    condition: Tensor, input: Any = _MISSING, other: Any = _MISSING, *, out: Any = None
+) -> Tensor:
     """``input`` where ``condition`` holds, else ``other`` (either may be a number);
     ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``."""
     if input is _MISSING and other is _MISSING:
@@ -244,6 +298,8 @@ def where(condition: Tensor, input: Any = _MISSING, other: Any = _MISSING) -> Te
         raise TypeError("where(condition, input, other): pass both input and other")
     ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
     index = 0 if ti and to else 1 if ti else 2 if to else 3
+    if out is not None:
+        return _pyshape.out_ov("where", index)(condition, input, other, out=out)  # type: ignore[no-any-return]
     return _ov("where", index)(condition, input, other)  # type: ignore[no-any-return]
 
 
@@ -256,14 +312,28 @@ def _max_min(name: str) -> Callable[..., Any]:
     result = return_types.get(name, ("values", "indices"))
 
     def fn(
-        input: Tensor, dim: Any = _MISSING, keepdim: bool = False, *, other: Any = _MISSING
+        input: Tensor,
+        dim: Any = _MISSING,
+        keepdim: bool = False,
+        *,
+        other: Any = _MISSING,
+        out: Any = None,
     ) -> Any:
+        if dim is not _MISSING and isinstance(dim, Tensor):
+            other, dim = dim, _MISSING
+        if out is not None:
+            if other is not _MISSING:
+                return _pyshape.out_ov(name, 2)(input, other, out=out)
+            if dim is _MISSING:
+                return _pyshape.out_ov(name, 0)(input, out=out)
+            values, indices = _pyshape.pair(name, out)
+            return result._make(
+                _pyshape.out_ov(name, 1)(input, dim, keepdim, values=values, indices=indices)
+            )
         if other is not _MISSING:
             return other_ov(input, other)
         if dim is _MISSING:
             return whole(input)
-        if isinstance(dim, Tensor):
-            return other_ov(input, dim)
         return result._make(by_dim(input, dim, keepdim))
 
     fn.__name__ = fn.__qualname__ = name
@@ -279,7 +349,12 @@ min = _max_min("min")  # noqa: A001 - PyTorch's name
 
 
 def norm(
-    input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None
+    input: Tensor,
+    p: Any = "fro",
+    dim: Any = None,
+    keepdim: bool = False,
+    out: Any = None,
+    dtype: Any = None,
 ) -> Tensor:
     """The p-norm over ``dim`` (all elements by default); ``p="fro"`` is the 2-norm."""
     if p == "fro" or p is None:
@@ -288,9 +363,10 @@ def norm(
         raise NotImplementedError(
             f"norm(): p={p!r} is not supported; use p='fro', a number, or float('inf')"
         )
-    if dtype is None:
-        return _ov("norm")(input, p, dim, keepdim)  # type: ignore[no-any-return]
-    return _ov("norm")(input, p, dim, keepdim, dtype=dtype)  # type: ignore[no-any-return]
+    kwargs: dict[str, Any] = {} if dtype is None else {"dtype": dtype}
+    if out is not None:
+        return _pyshape.out_ov("norm")(input, p, dim, keepdim, out=out, **kwargs)  # type: ignore[no-any-return]
+    return _ov("norm")(input, p, dim, keepdim, **kwargs)  # type: ignore[no-any-return]
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:
@@ -300,7 +376,7 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     return _ov("einsum")(equation, list(operands))  # type: ignore[no-any-return]
 
 
-def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     """Contract the last ``dims`` dimensions of ``a`` with the first of ``b`` (or given lists)."""
     if isinstance(dims, Tensor):
         dims = dims.tolist()
@@ -318,6 +394,8 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
         dims_a, dims_b = dims
         dims_a = [dims_a] if isinstance(dims_a, int) else list(dims_a)
         dims_b = [dims_b] if isinstance(dims_b, int) else list(dims_b)
+    if out is not None:
+        return _pyshape.out_ov("tensordot")(a, b, dims_a, dims_b, out=out)  # type: ignore[no-any-return]
     return _ov("tensordot")(a, b, dims_a, dims_b)  # type: ignore[no-any-return]
 
 

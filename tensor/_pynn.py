@@ -1,4 +1,5 @@
-"""Python wrappers of nn operators with irregular signatures (``tt.conv2d``).
+"""Python wrappers of nn operators with irregular signatures (``tt.conv2d``,
+``tt.binary_cross_entropy_with_logits``).
 
 Imports: ``tensor._ops`` and ``_tensor``.  ``tensor._pyapi`` merges ``WRAPPERS``.
 """
@@ -29,4 +30,26 @@ def conv2d(
     )
 
 
-WRAPPERS: dict[str, Any] = {"conv2d": conv2d}
+# Note [binary_cross_entropy_with_logits defaults]
+# torch.binary_cross_entropy_with_logits (the ATen function, not F.'s) takes ``reduction``
+# as ATen's int, and PyTorch 2.13's Python binding defaults it to 0, no reduction, although
+# the schema's default is 1 (mean), which ops.core.binary_cross_entropy_with_logits keeps,
+# as torch.ops.aten's does.  F.binary_cross_entropy_with_logits takes reduction="mean".
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    pos_weight: Tensor | None = None,
+    reduction: int = 0,
+) -> Tensor:
+    """The loss of each element (``reduction`` 0), or its mean (1) or sum (2); see
+    Note [binary_cross_entropy_with_logits defaults]."""
+    return _ops.overloads("binary_cross_entropy_with_logits")[0](  # type: ignore[no-any-return]
+        input, target, weight, pos_weight, reduction
+    )
+
+
+WRAPPERS: dict[str, Any] = {
+    "conv2d": conv2d,
+    "binary_cross_entropy_with_logits": binary_cross_entropy_with_logits,
+}

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _convert, _indexing, _ops, return_types
+from dispatch import ops
+
+from . import _convert, _indexing, _ops, _optable_variants, return_types
 from ._meta_array import MetaArray
 from ._tensor import Tensor
 
@@ -27,6 +29,24 @@ __all__ = ["METHOD_WRAPPERS", "TENSOR_ATTRS", "WRAPPERS"]
 
 def _ov(name: str, index: int = 0) -> Any:
     return _ops.overloads(name)[index]
+
+
+def out_ov(name: str, index: int = 0) -> Any:
+    """The out= overload made from a row's ``index``-th overload (``max.other_out``)."""
+    schemas = _ops.schemas(name)
+    names = {s.overload_name for s in schemas}
+    overload = _optable_variants.out_overload(schemas[index].overload_name, names)
+    return getattr(getattr(ops.core, schemas[index].name), overload)
+
+
+def pair(name: str, out: Any) -> tuple[Any, Any]:
+    """``out=(values, indices)``: PyTorch's out= of an operator with two results."""
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError(
+            f"{name}(): out must be a tuple of two tensors (values, indices), got "
+            f"{type(out).__name__}"
+        )
+    return out[0], out[1]
 
 
 def _sizes(args: tuple[Any, ...], op: str, arg: str = "size") -> list[Any]:
@@ -42,9 +62,22 @@ def _sizes(args: tuple[Any, ...], op: str, arg: str = "size") -> list[Any]:
     return [n.__index__() for n in args]
 
 
-def view(self: Tensor, *shape: Any) -> Tensor:
+def _varargs(args: tuple[Any, ...], kwargs: dict[str, Any], op: str, arg: str) -> tuple[Any, ...]:
+    """A method's sizes as varargs, or as one sequence by keyword (``x.flip(dims=(0,))``)."""
+    if not kwargs:
+        return args
+    if args or set(kwargs) != {arg}:
+        raise TypeError(
+            f"{op}(): takes its {arg} as varargs or as {arg}=<sequence>, got {len(args)} "
+            f"positional arguments and keywords {sorted(kwargs)}"
+        )
+    return (kwargs[arg],)
+
+
+def view(self: Tensor, *shape: Any, **kw: Any) -> Tensor:
     """``x.view(*shape)``: the same data seen with another shape (no copy; may raise)."""
-    return _ov("view")(self, _sizes(shape, "view"))  # type: ignore[no-any-return]
+    sizes = _sizes(_varargs(shape, kw, "view", "size"), "view")
+    return _ov("view")(self, sizes)  # type: ignore[no-any-return]
 
 
 def reshape(input: Tensor, shape: Any) -> Tensor:
@@ -52,8 +85,9 @@ def reshape(input: Tensor, shape: Any) -> Tensor:
     return _ov("reshape")(input, _sizes((shape,), "reshape", "shape"))  # type: ignore[no-any-return]
 
 
-def _reshape_method(self: Tensor, *shape: Any) -> Tensor:
-    return _ov("reshape")(self, _sizes(shape, "reshape", "shape"))  # type: ignore[no-any-return]
+def _reshape_method(self: Tensor, *shape: Any, **kw: Any) -> Tensor:
+    sizes = _sizes(_varargs(shape, kw, "reshape", "shape"), "reshape", "shape")
+    return _ov("reshape")(self, sizes)  # type: ignore[no-any-return]
 
 
 def permute(input: Tensor, dims: Any) -> Tensor:
@@ -61,18 +95,21 @@ def permute(input: Tensor, dims: Any) -> Tensor:
     return _ov("permute")(input, _sizes((dims,), "permute", "dims"))  # type: ignore[no-any-return]
 
 
-def _permute_method(self: Tensor, *dims: Any) -> Tensor:
-    return _ov("permute")(self, _sizes(dims, "permute", "dims"))  # type: ignore[no-any-return]
+def _permute_method(self: Tensor, *dims: Any, **kw: Any) -> Tensor:
+    order = _sizes(_varargs(dims, kw, "permute", "dims"), "permute", "dims")
+    return _ov("permute")(self, order)  # type: ignore[no-any-return]
 
 
-def expand(self: Tensor, *sizes: Any) -> Tensor:
+def expand(self: Tensor, *sizes: Any, **kw: Any) -> Tensor:
     """``x.expand(*sizes)``: size-1 dims repeated without copying (-1 keeps a size)."""
-    return _ov("expand")(self, _sizes(sizes, "expand"))  # type: ignore[no-any-return]
+    size = _sizes(_varargs(sizes, kw, "expand", "size"), "expand")
+    return _ov("expand")(self, size)  # type: ignore[no-any-return]
 
 
-def repeat(self: Tensor, *sizes: Any) -> Tensor:
+def repeat(self: Tensor, *sizes: Any, **kw: Any) -> Tensor:
     """``x.repeat(*sizes)``: the data tiled ``sizes`` times along each dim (a copy)."""
-    return _ov("repeat")(self, _sizes(sizes, "repeat", "repeats"))  # type: ignore[no-any-return]
+    repeats = _sizes(_varargs(sizes, kw, "repeat", "repeats"), "repeat", "repeats")
+    return _ov("repeat")(self, repeats)  # type: ignore[no-any-return]
 
 
 def tile(input: Tensor, dims: Any) -> Tensor:
@@ -80,8 +117,9 @@ def tile(input: Tensor, dims: Any) -> Tensor:
     return _ov("tile")(input, _sizes((dims,), "tile", "dims"))  # type: ignore[no-any-return]
 
 
-def _tile_method(self: Tensor, *dims: Any) -> Tensor:
-    return _ov("tile")(self, _sizes(dims, "tile", "dims"))  # type: ignore[no-any-return]
+def _tile_method(self: Tensor, *dims: Any, **kw: Any) -> Tensor:
+    reps = _sizes(_varargs(dims, kw, "tile", "dims"), "tile", "dims")
+    return _ov("tile")(self, reps)  # type: ignore[no-any-return]
 
 
 def flip(input: Tensor, dims: Any) -> Tensor:
@@ -89,8 +127,9 @@ def flip(input: Tensor, dims: Any) -> Tensor:
     return _ov("flip")(input, _sizes((dims,), "flip", "dims"))  # type: ignore[no-any-return]
 
 
-def _flip_method(self: Tensor, *dims: Any) -> Tensor:
-    return _ov("flip")(self, _sizes(dims, "flip", "dims"))  # type: ignore[no-any-return]
+def _flip_method(self: Tensor, *dims: Any, **kw: Any) -> Tensor:
+    flipped = _sizes(_varargs(dims, kw, "flip", "dims"), "flip", "dims")
+    return _ov("flip")(self, flipped)  # type: ignore[no-any-return]
 
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
@@ -117,10 +156,10 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
 
 def scatter(
     input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
-    reduce: str | None = None,
+    reduce: str | None = None, out: Any = None,
 ) -> Tensor:  # fmt: skip
     """``src`` (a tensor) or ``value`` (a number) written at ``index`` along ``dim``."""
-    return _scatter(0, input, dim, index, src, value, reduce)
+    return _scatter(0, input, dim, index, src, value, reduce, out)
 
 
 def _scatter_inplace(
@@ -131,21 +170,26 @@ def _scatter_inplace(
 
 
 def _scatter(
-    inplace: int, x: Tensor, dim: int, index: Tensor, src: Any, value: Any, reduce: Any
-) -> Tensor:
+    inplace: int, x: Tensor, dim: int, index: Tensor, src: Any, value: Any, reduce: Any,
+    out: Any = None,
+) -> Tensor:  # fmt: skip
     name = "scatter_" if inplace else "scatter"
     if src is None:
         if value is None:
             raise TypeError(f"{name}(): pass src (a tensor) or value (a number)")
         src = value
-    which = 0 if isinstance(src, Tensor) else 1
-    if reduce is not None:
-        return _ov(name, which + 2)(x, dim, index, src, reduce=reduce)  # type: ignore[no-any-return]
-    return _ov(name, which)(x, dim, index, src)  # type: ignore[no-any-return]
+    which = (0 if isinstance(src, Tensor) else 1) + (0 if reduce is None else 2)
+    kwargs: dict[str, Any] = {} if reduce is None else {"reduce": reduce}
+    if out is not None:
+        kwargs["out"] = out
+        return out_ov(name, which)(x, dim, index, src, **kwargs)  # type: ignore[no-any-return]
+    return _ov(name, which)(x, dim, index, src, **kwargs)  # type: ignore[no-any-return]
 
 
-def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+def nonzero(input: Tensor, *, out: Any = None, as_tuple: bool = False) -> Any:
     """Indices of the non-zero elements: an (n, ndim) tensor, or one 1-D tensor per dim."""
+    if out is not None and not as_tuple:
+        return out_ov("nonzero")(input, out=out)
     out = _ov("nonzero")(input)
     if not as_tuple:
         return out
@@ -154,19 +198,41 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     return tuple(_ov("unbind")(out, 1))
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+def sort(
+    input: Tensor,
+    dim: int = -1,
+    descending: bool = False,
+    stable: bool = False,
+    *,
+    out: Any = None,
+) -> Any:
     """(values, indices) sorted along ``dim``; ``stable=True`` keeps ties in order."""
     result = return_types.get("sort", ("values", "indices"))
+    outs: dict[str, Any] = {}
+    if out is not None:
+        outs["values"], outs["indices"] = pair("sort", out)
     if stable:
-        return result._make(_ov("sort", 1)(input, stable=True, dim=dim, descending=descending))
-    return result._make(_ov("sort", 0)(input, dim, descending))
+        ov = _ov("sort", 1) if out is None else out_ov("sort", 1)
+        return result._make(ov(input, stable=True, dim=dim, descending=descending, **outs))
+    ov = _ov("sort", 0) if out is None else out_ov("sort", 0)
+    return result._make(ov(input, dim, descending, **outs))
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+def argsort(
+    input: Tensor,
+    dim: int = -1,
+    descending: bool = False,
+    stable: bool = False,
+    *,
+    out: Any = None,
+) -> Tensor:
     """The indices that sort ``input`` along ``dim``."""
+    outs = {} if out is None else {"out": out}
     if stable:
-        return _ov("argsort", 1)(input, stable=True, dim=dim, descending=descending)  # type: ignore[no-any-return]
-    return _ov("argsort", 0)(input, dim, descending)  # type: ignore[no-any-return]
+        ov = _ov("argsort", 1) if out is None else out_ov("argsort", 1)
+        return ov(input, stable=True, dim=dim, descending=descending, **outs)  # type: ignore[no-any-return]
+    ov = _ov("argsort", 0) if out is None else out_ov("argsort", 0)
+    return ov(input, dim, descending, **outs)  # type: ignore[no-any-return]
 
 
 def unique(

@@ -2,7 +2,11 @@
 
 Imports: ``dispatch`` and ``tensor`` siblings.
 
-Both are ``dispatch.HigherOrderOperator``s with PyTorch's eager semantics.  Their
+As in PyTorch 2.13, ``cond`` and ``map`` are functions that check their arguments and
+call the ``dispatch.HigherOrderOperator``s ``cond_op`` and ``map_op`` (PyTorch's
+``torch.ops.higher_order.cond`` and ``torch.ops.higher_order.map_impl``, with the same
+names); ``isinstance(torch.cond, HigherOrderOperator)`` is False there too.  The
+operators have PyTorch's eager semantics.  Their
 CompositeImplicitAutograd kernel runs the user's functions on the real operands,
 so the operators inside record autograd history and meet autocast as usual (the
 Autocast keys fall through for higher-order operators).  The shipped modes get
@@ -23,7 +27,7 @@ from .modes import FakeMode, LoggingMode, _describe
 __all__ = ["cond", "cond_op", "map", "map_op"]
 
 cond_op = HigherOrderOperator("cond")
-map_op = HigherOrderOperator("map")
+map_op = HigherOrderOperator("map_impl")  # PyTorch's name for map's operator
 
 
 def _is_tensor(v: Any) -> bool:

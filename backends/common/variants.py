@@ -128,6 +128,19 @@ def _out(name: str, functional: Callable[..., Any]) -> Callable[..., Any]:
     return kernel
 
 
+def _named_outs(name: str, functional: Callable[..., Any], names: list[str]) -> Callable[..., Any]:
+    """The out form of an operator with several results (``sort.out(..., *, values,
+    indices)``): each result written into its out tensor, which are returned."""
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        outs = [kwargs.pop(n) for n in names]
+        results = functional(*args, **kwargs)
+        return tuple(write_out(name, o, r) for o, r in zip(outs, results, strict=True))
+
+    kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
+    return kernel
+
+
 def _functional_name(variant: str, base: str, overloads: list[str]) -> str:
     """``add_.Scalar`` -> ``add.Scalar``; ``add.Scalar_out`` -> ``add.Scalar``; ``sum.out`` -> ``sum``."""
     name, _, overload = variant.partition(".")
@@ -159,6 +172,10 @@ def kernels(found: dict[str, Any], module: str) -> dict[str, Any]:
             if functional is None:
                 continue
             maker = _inplace if row.family == "inplace" else _out
+            writes = [a.name for a in parse_schema(text).arguments if a.is_write]
+            if row.family == "out" and writes != ["out"]:
+                out[qualname] = _named_outs(qualname.split(".")[0], functional, writes)
+                continue
             out[qualname] = maker(qualname.split(".")[0], functional)
     return rename_all(out, module)
 

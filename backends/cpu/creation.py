@@ -11,7 +11,7 @@ import numpy as np
 
 from dispatch import Library
 
-from ..common import creation
+from ..common import creation, variants
 from ..common.elementwise import Namespace
 
 __all__ = ["engine", "numpy_engine", "register"]
@@ -30,5 +30,7 @@ def engine(generator: Any, device: Any) -> np.random.Generator:
 
 
 def register(lib: Library) -> None:
-    for qualname, kernel in creation.kernels(NS, engine).items():
+    found = creation.kernels(NS, engine)
+    found.update(variants.kernels(found, f"{__name__}.variants"))  # zeros.out, ...
+    for qualname, kernel in found.items():
         lib.impl(qualname, kernel, "CPU")

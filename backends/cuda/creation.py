@@ -18,7 +18,7 @@ import cupy
 
 from dispatch import Library
 
-from ..common import creation
+from ..common import creation, variants
 from ..common.elementwise import Namespace
 from . import _runtime
 
@@ -46,5 +46,7 @@ def engine(generator: Any, device: Any) -> Any:
 
 def register(lib: Library) -> None:
     multi = _runtime.device_count() > 1
-    for qualname, kernel in creation.kernels(NS, engine).items():
+    found = creation.kernels(NS, engine)
+    found.update(variants.kernels(found, f"{__name__}.variants"))  # zeros.out, ...
+    for qualname, kernel in found.items():
         lib.impl(qualname, _runtime.guard_device_kwarg(kernel, multi), "CUDA")

@@ -11,7 +11,7 @@ import tensor
 from dispatch import Library
 from tensor import Tensor
 
-from ..common import creation
+from ..common import creation, variants
 
 __all__ = ["register"]
 
@@ -112,5 +112,7 @@ def kernels() -> dict[str, Any]:
 
 
 def register(lib: Library) -> None:
-    for qualname, kernel in kernels().items():
+    found = kernels()
+    found.update(variants.kernels(found, f"{__name__}.variants"))  # zeros.out, ...
+    for qualname, kernel in found.items():
         lib.impl(qualname, kernel, "Meta")

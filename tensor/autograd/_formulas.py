@@ -354,7 +354,7 @@ _INPLACE = (
     "rsqrt", "square", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
     "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "relu", "erf", "erfc", "floor",
     "ceil", "trunc", "frac", "round", "nan_to_num", "masked_fill", "index_put", "scatter",
-    "scatter_add",
+    "scatter_add", "cumsum", "cumprod", "addmm", "tril", "triu",
 )  # fmt: skip
 
 

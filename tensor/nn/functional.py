@@ -39,6 +39,7 @@ __all__ = [
     "max_pool2d",
     "mse_loss",
     "relu",
+    "relu_",
     "sigmoid",
     "silu",
     "softmax",
@@ -86,6 +87,11 @@ def _implicit_dim(op: str, ndim: int) -> int:
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0) elementwise (in place with ``inplace=True``)."""
     return core.relu_.default(input) if inplace else core.relu.default(input)  # type: ignore[no-any-return]
+
+
+def relu_(input: Tensor) -> Tensor:
+    """max(x, 0) elementwise, in place."""
+    return core.relu_.default(input)  # type: ignore[no-any-return]
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .opentry import OpEntry, _core
-from .samples import Sample, noncontig, up, values
+from .samples import FLOAT_NAMES, Sample, noncontig, up, values
 
 __all__ = ["entries"]
 
@@ -324,8 +324,10 @@ def entries() -> list[OpEntry]:
           lambda x, dim, dtype=None: np.exp(_log_softmax(x, dim)), _softmax_samples, tol=2),
         E("log_softmax", "log_softmax", _with_dtype(_f("log_softmax")),
           lambda x, dim, dtype=None: _log_softmax(x, dim), _softmax_samples, tol=2),
-        E("softmax_tt", "softmax", lambda lib, x: lib.softmax(x, -1),
+        E("softmax_tt", "softmax", lambda lib, x, **kw: lib.softmax(x, -1, **kw),
           lambda x: np.exp(_log_softmax(x, -1)), lambda dt, rng: [_s(_v(dt, rng, 3, 4), plain=True)]),
+        E("log_softmax_tt", "log_softmax", lambda lib, x, **kw: lib.log_softmax(x, -1, **kw),
+          lambda x: _log_softmax(x, -1), lambda dt, rng: [_s(_v(dt, rng, 3, 4), plain=True)]),
         E("layer_norm", "layer_norm", _f("layer_norm"), _layer_norm, _layer_norm_samples, tol=10),
         E("dropout_eval", "dropout", lambda lib, x: lib.nn.functional.dropout(x, 0.3, training=False),
           up, lambda dt, rng: [_s(_v(dt, rng, 3, 4), plain=True)]),
@@ -334,6 +336,11 @@ def entries() -> list[OpEntry]:
           random=True),
         E("dropout_p1", "native_dropout", lambda lib, x: lib.nn.functional.dropout(x, 1.0),
           lambda x: np.zeros_like(up(x)), lambda dt, rng: [_s(_v(dt, rng, 3, 4), plain=True)]),
+        E("dropout_", "dropout_", lambda lib, x, p: lib.dropout_(x.clone(), p, True), None,
+          lambda dt, rng: [_s(_v(dt, rng, 30, 4), 0.4, plain=True), _s(_v(dt, rng, 3), 1.0)],
+          random=True, supported=FLOAT_NAMES),
+        E("dropout__eval", "dropout_", lambda lib, x: lib.dropout_(x.clone(), 0.3, False), up,
+          lambda dt, rng: [_s(_v(dt, rng, 3, 4), plain=True)]),
         E("embedding", "embedding", _f("embedding"), lambda i, w, **k: up(w)[i],
           lambda dt, rng: [
               _s(_targets(rng, 5, 2, 3), _v(dt, rng, 5, 4), plain=True),

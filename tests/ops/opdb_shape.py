@@ -585,6 +585,18 @@ def entries() -> list[Any]:
             dtypes=sorted_dtypes,
         )
     )
+    out.append(
+        E(
+            "argsort_stable",
+            "argsort",
+            lambda lib, x, dim=-1, descending=False, **kw: lib.argsort(
+                x, dim=dim, descending=descending, stable=True, **kw
+            ),
+            lambda *a, **k: _order(*a, **k)[1],
+            _sort_samples,
+            dtypes=sorted_dtypes,
+        )
+    )
     out.append(E("topk", "topk", _fn("topk"), _topk, _topk_samples, dtypes=sorted_dtypes))
     out.append(
         E("unique", "_unique2", _fn("unique"), _unique, _unique_samples, dtypes=sorted_dtypes)
@@ -608,6 +620,20 @@ def entries() -> list[Any]:
             _through_view("fill_"),
             lambda x, v: np.full_like(up(x), up(v)),
             _fill_samples,
+        )
+    )
+    out.append(
+        E("fill", "fill", _fn("fill"), lambda x, v: np.full_like(up(x), up(v)), _fill_samples)
+    )
+    out.append(
+        E(
+            "normal_",
+            "normal_",
+            _through_view("normal_"),
+            None,
+            lambda dt, rng: [*_one(dt, rng), _s(_v(dt, rng, 3), 1.0, 0.5, name="mean-std")],
+            random=True,
+            supported=("float16", "bfloat16", "float32", "float64"),
         )
     )
     out.append(

@@ -56,8 +56,14 @@ def _inplace_ref(ref: Callable[..., Any]) -> Callable[..., Any]:
 def _out_call(base_call: Callable[..., Any]) -> Callable[..., Any]:
     def call(lib: Any, *args: Any, **kwargs: Any) -> Any:
         expected = base_call(lib, *args, **kwargs)
-        out = lib.empty(0, dtype=expected.dtype, device=expected.device)
+        if isinstance(expected, tuple):  # (values, indices): out=(values, indices)
+            out: Any = tuple(lib.empty(0, dtype=e.dtype, device=e.device) for e in expected)
+        else:
+            out = lib.empty(0, dtype=expected.dtype, device=expected.device)
         result = base_call(lib, *args, out=out, **kwargs)
+        if isinstance(out, tuple):
+            assert all(r is o for r, o in zip(result, out, strict=True)), "out= not returned"
+            return result
         assert result is out, "out= returned another tensor than out"
         return out
 
@@ -72,6 +78,34 @@ def _with_dim(samples: Callable[..., list[Sample]]) -> Callable[..., list[Sample
     return filtered
 
 
+def _tensors_only(samples: Callable[..., list[Sample]]) -> Callable[..., list[Sample]]:
+    # torch.where(c, x, 1.0, out=...): PyTorch's out= form takes tensors only (where.self_out).
+    def filtered(dtype: str, rng: np.random.Generator) -> list[Sample]:
+        return [s for s in samples(dtype, rng) if all(hasattr(a, "shape") for a in s.args)]
+
+    return filtered
+
+
+def _float_mean_std(samples: Callable[..., list[Sample]]) -> Callable[..., list[Sample]]:
+    # torch.normal(mean_tensor, std, out=empty) does not resize out (PyTorch 2.13 raises a
+    # size mismatch); the float mean and std form does.
+    def filtered(dtype: str, rng: np.random.Generator) -> list[Sample]:
+        return [s for s in samples(dtype, rng) if not any(hasattr(a, "shape") for a in s.args)]
+
+    return filtered
+
+
+# Out rows whose functional entry is another than the row's (PyTorch's argsort takes
+# out= only with stable=True: argsort.stable_out; F.softmax has no out=, torch.softmax
+# does), and sample filters per out row.
+_OUT_BASE = {
+    "argsort.out": "argsort_stable",
+    "softmax.out": "softmax_tt",
+    "log_softmax.out": "log_softmax_tt",
+}
+_OUT_SAMPLES = {"where.out": _tensors_only, "normal.out": _float_mean_std}
+
+
 def table_names(entry: OpEntry) -> list[str]:
     return [d.name for d in tt.op_info(entry.support or entry.op).dtypes]
 
@@ -82,7 +116,7 @@ def entries(functional: list[OpEntry]) -> list[OpEntry]:
     for row in tt.OP_TABLE:
         if row.family not in ("inplace", "out"):
             continue
-        base = by_id.get(row.tags[0])
+        base = by_id.get(_OUT_BASE.get(row.name, row.tags[0]))
         if base is None:
             continue
         if row.family == "inplace":
@@ -92,21 +126,29 @@ def entries(functional: list[OpEntry]) -> list[OpEntry]:
             if row.name == "abs_":  # PyTorch refuses in-place abs of complex tensors
                 castable -= {"complex64", "complex128"}
             names = base.supported if base.supported is not None else tuple(table_names(base))
+            dtypes = base.dtypes
+            if row.name in ("cumsum_", "cumprod_"):
+                # PyTorch scans in place in self's dtype and has no bool kernel, except that
+                # a 0-d tensor is copied; ours refuse bool self (int64 can't be written into
+                # it) whatever its shape.  Left out rather than matched sample by sample.
+                dtypes = tuple(d for d in dtypes if d != "bool")
             out.append(
                 OpEntry(
                     row.name, row.name, _inplace_call(row.name, base.call),
                     None if base.ref is None else _inplace_ref(base.ref), base.samples,
-                    dtypes=base.dtypes, tol=base.tol,
+                    dtypes=dtypes, tol=base.tol, random=base.random,
                     supported=tuple(n for n in names if n in castable),
                     torch_values_for=base.torch_values_for,
                 )
             )  # fmt: skip
         else:
             reduction = tt.op_info(row.tags[0]).family in ("reduction",)
+            samples = _with_dim(base.samples) if reduction else base.samples
+            samples = _OUT_SAMPLES.get(row.name, lambda s: s)(samples)
             out.append(
                 OpEntry(
-                    row.name, row.name, _out_call(base.call), base.ref,
-                    _with_dim(base.samples) if reduction else base.samples, dtypes=base.dtypes,
+                    row.name, row.name, _out_call(base.call), base.ref, samples,
+                    dtypes=base.dtypes, random=base.random,
                     tol=base.tol, support=base.support or base.op, supported=base.supported,
                     torch_values_for=base.torch_values_for, torch_call=None,
                 )
