@@ -38,6 +38,7 @@ from typing import Any, NoReturn
 from ._schema_bind import (
     NO_DEFAULT,
     BaseType,
+    ListType,
     OptionalType,
     SchemaType,
     check_for,
@@ -115,17 +116,34 @@ def make_checker(schema: Any, op_name: str) -> Callable[..., None]:
         params.append(a.name if a.default is NO_DEFAULT else f"{a.name}=_D")
         if not _checkable(a.type):
             continue
-        t, test = a.type, ""
+        t, test, v = a.type, "", a.name
         if isinstance(t, OptionalType):  # inline, without the optional check's own call
-            t, test = t.elem, f"{a.name} is None or "
+            t, test = t.elem, f"{v} is None or "
         env[f"_ok{i}"] = check_for(t).ok
+        guard = "" if a.default is NO_DEFAULT else f"{v} is not _D and "
+        elem = fast_types(t.elem) if isinstance(t, ListType) else frozenset()
+        if elem:
+            # A list of ints (sizes, dims): the loop inline, exact element types first;
+            # anything else (another element type, one value for ``int[2]``) takes the
+            # list's own check.
+            env[f"_E{i}"] = elem
+            outer = f"{guard}{v} is not None" if test else guard.removesuffix(" and ")
+            pad = "        " if outer else "    "
+            if outer:
+                body.append(f"    if {outer}:")
+            body.append(f"{pad}if type({v}) is list or type({v}) is tuple:")
+            body.append(f"{pad}    for _e in {v}:")
+            body.append(
+                f"{pad}        if type(_e) not in _E{i} and not _ok{i}({v}): _bad({i}, {v})"
+            )
+            body.append(f"{pad}elif not _ok{i}({v}): _bad({i}, {v})")
+            continue
         exact = fast_types(t)
         if exact:
             env[f"_T{i}"] = exact
-            test += f"type({a.name}) in _T{i} or "
-        test = f"({test}_ok{i}({a.name}))"
-        guard = "" if a.default is NO_DEFAULT else f"{a.name} is not _D and "
-        body.append(f"    if {guard}not {test}: _bad({i}, {a.name})")
+            test += f"type({v}) in _T{i} or "
+        test = f"({test}_ok{i}({v}))"
+        body.append(f"    if {guard}not {test}: _bad({i}, {v})")
     source = f"def check({', '.join(params)}):\n" + ("\n".join(body) or "    pass") + "\n"
     # One filename for every checker: compile() interns it, and operators come and go.
     exec(compile(source, "<dispatch schema checker>", "exec"), env)  # noqa: S102
