@@ -723,6 +723,26 @@ def parse_schema(text: str) -> FunctionSchema:
       f(Tensor x, int -> Tensor
                       ^
     """
-    if not isinstance(text, str):
-        raise TypeError(f"parse_schema() expects the schema as a str, not {type(text).__name__}")
-    return _Parser(text).schema()
+    schema = _PARSED.get(text) if type(text) is str else None
+    if schema is None:
+        if not isinstance(text, str):
+            raise TypeError(
+                f"parse_schema() expects the schema as a str, not {type(text).__name__}"
+            )
+        schema = _Parser(text).schema()
+        if type(text) is str and len(_PARSED) < _PARSED_MAX:
+            _PARSED[text] = schema
+    return schema
+
+
+# Note [Schema parse cache]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``import tensor`` parses each built-in schema about nine times (the definition, the
+# table's own lookups, each backend's variant kernels), ~2 ms per 100 parses: most of
+# the import's parsing.  A ``FunctionSchema`` is frozen data compared by value and
+# its cached properties are pure functions of it, so one parsed object per text serves
+# every caller; nothing compares schemas by identity except a definition's undo, which
+# runs once.  Only successful parses of exact ``str`` texts are kept, up to
+# ``_PARSED_MAX`` (fuzzed or generated schemas must not grow it without bound).
+_PARSED: dict[str, FunctionSchema] = {}
+_PARSED_MAX: Final = 8192
