@@ -35,6 +35,7 @@ from ._modes import DispatchMode, current_modes
 from ._opcheck import OpCheckError, opcheck
 from ._operator import REQUIRES_GRAD_BIT, OpOverload, OpOverloadPacket
 from ._ops import ops
+from ._registry import bulk_registration
 from ._schema import FunctionSchema, SchemaBindError, SchemaParseError, parse_schema
 from ._schema_bind import register_type_check
 from ._tls import (
@@ -62,6 +63,7 @@ __all__ = [
     "OpOverloadPacket",
     "SchemaBindError",
     "SchemaParseError",
+    "bulk_registration",
     "current_modes",
     "custom_op",
     "define",

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import warnings as _warnings
 
+from dispatch import bulk_registration as _bulk_registration
+
 from . import _api, autograd, nn, return_types
 from . import _schema_types as _schema_types  # registers the dtype and device checks
 from ._convert import MetaArray
@@ -134,11 +136,13 @@ import backends.meta as _meta  # noqa: E402
 
 from . import _composite, _inplace_or_view, cuda, linalg  # noqa: E402
 
-_composite.register()
-_inplace_or_view.register()
-_cpu.register()
-_meta.register()
-autograd.register()
+# Each operator's table is rebuilt once, for all of these: Note [Bulk registration].
+with _bulk_registration():
+    _composite.register()
+    _inplace_or_view.register()
+    _cpu.register()
+    _meta.register()
+    autograd.register()
 
 from . import _autocast, amp  # noqa: E402
 from ._autocast import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -42,3 +43,39 @@ def test_backends_cuda_imports_without_a_gpu() -> None:
         "import backends.cuda as c; print(type(c.is_available()).__name__, c.device_count() >= 0)"
     )
     assert out == "bool True"
+
+
+# Every operator's table and masks after ``import tensor``, as JSON; with "immediate",
+# bulk_registration is made a no-op first, so every registration rebuilds at once.
+_TABLES = """\
+import contextlib, json, sys
+import dispatch
+if sys.argv[1] == "immediate":
+    dispatch.bulk_registration = contextlib.nullcontext
+import tensor
+from dispatch._operator import OPERATORS
+print(json.dumps({
+    name: [dispatch.dump_table(op), op._state[0], op._state[2], op._state[3], type(op).__name__]
+    for name, op in sorted(OPERATORS.items())
+}))
+"""
+
+
+def test_bulk_registration_leaves_the_tables_immediate_rebuilds_leave() -> None:
+    """Note [Bulk registration]: import tensor's tables, with and without the blocks."""
+    tables = {}
+    for how in ("bulk", "immediate"):
+        result = subprocess.run(
+            [sys.executable, "-c", _TABLES, how],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr
+        tables[how] = json.loads(result.stdout)
+    assert len(tables["bulk"]) > 400
+    assert "backends.cpu.elementwise.add_tensor" in tables["bulk"]["core::add.Tensor"][0]
+    for name, immediate in tables["immediate"].items():
+        assert tables["bulk"][name] == immediate, name
+    assert tables["bulk"].keys() == tables["immediate"].keys()
