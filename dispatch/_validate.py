@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import keyword
 from collections.abc import Callable
+from types import CodeType
 from typing import Any, NoReturn
 
 from ._schema_bind import (
@@ -47,6 +48,14 @@ from ._schema_bind import (
 __all__ = ["arity_ok", "fast_types", "make_checker"]
 
 _D = object()  # an omitted argument, in generated checkers
+
+# Compiled checker code by source text.  Schemas that differ only in names and types
+# the source does not spell share it (``import tensor``: 490 checkers, 179 sources), and
+# compile() is most of a checker's cost (~50 us).  A code object is immutable; each
+# checker is still its own function, over its own globals (the checks, the defaults).
+# Bounded, as the parse cache is (Note [Schema parse cache]).
+_CODE: dict[str, CodeType] = {}
+_CODE_MAX = 4096
 
 # The builtin types that pass each base check outright (the check itself runs otherwise).
 _EXACT: dict[str, frozenset[type]] = {
@@ -145,8 +154,13 @@ def make_checker(schema: Any, op_name: str) -> Callable[..., None]:
         test = f"({test}_ok{i}({v}))"
         body.append(f"    if {guard}not {test}: _bad({i}, {v})")
     source = f"def check({', '.join(params)}):\n" + ("\n".join(body) or "    pass") + "\n"
-    # One filename for every checker: compile() interns it, and operators come and go.
-    exec(compile(source, "<dispatch schema checker>", "exec"), env)  # noqa: S102
+    code = _CODE.get(source)
+    if code is None:
+        # One filename for every checker: compile() interns it, and operators come and go.
+        code = compile(source, "<dispatch schema checker>", "exec")
+        if len(_CODE) < _CODE_MAX:
+            _CODE[source] = code
+    exec(code, env)  # noqa: S102
     fn = env["check"]
     fn.__qualname__ = fn.__name__ = f"check_{schema.base_name}"
     fn.source = source  # for reading: what this operator's calls are checked with
