@@ -91,6 +91,12 @@ class TableEntry:
         self.source = source  # "direct", an alias key name, "backend fallback", "missing"
 
 
+# Shared by every missing slot (entries are read, never changed).
+_MISSING_ENTRY = TableEntry(None, "missing")
+# (slot, key, key-set bit) of every table slot, for _rebuild.
+_SLOTS = tuple((slot, key_for_slot(slot), key_for_slot(slot).bit) for slot in range(_NUM_SLOTS))
+
+
 class _Raiser:
     """A with_keyset stand-in kernel for missing entries and reached fallthroughs."""
 
@@ -412,25 +418,34 @@ class OpOverload:
         stack = self._kernels.get(key)
         return stack[-1] if stack else None
 
-    def _resolve(self, key: DispatchKey, fallbacks: dict[DispatchKey, list[Kernel]]) -> TableEntry:
-        """The kernel for one runtime key: PyTorch's rules (SEMANTICS.md §4), in order."""
+    def _resolve(
+        self,
+        key: DispatchKey,
+        fallbacks: dict[DispatchKey, list[Kernel]],
+        tops: dict[DispatchKey, Kernel],
+    ) -> TableEntry:
+        """The kernel for one runtime key: PyTorch's rules (SEMANTICS.md §4), in order.
+
+        ``tops`` is the active kernel of each key that has one (``_top`` of every key,
+        taken once per rebuild).
+        """
         # 0. A Python-only override from py_impl(key) beats every registration.
         py_kernel = self._py_kernels.get(key)
         if isinstance(py_kernel, Kernel):
             return TableEntry(py_kernel, "py_impl")
         # 1. A direct registration at the key.
         if key is not _UNDEFINED:
-            k = self._top(key)
+            k = tops.get(key)
             if k is not None:
                 return TableEntry(k, "direct")
         # 2. CompositeExplicitAutogradNonFunctional: Undefined and non-functional backends.
         if key is _UNDEFINED or key in ALIAS_TO_RUNTIME[_CEANF]:
-            k = self._top(_CEANF)
+            k = tops.get(_CEANF)
             if k is not None:
                 return TableEntry(k, _CEANF.name)
         # 3. CompositeExplicitAutograd: Undefined and every backend key.
         if key is _UNDEFINED or key in ALIAS_TO_RUNTIME[_CEA]:
-            k = self._top(_CEA)
+            k = tops.get(_CEA)
             if k is not None:
                 return TableEntry(k, _CEA.name)
         # 4. CompositeImplicitAutograd: Undefined, backends and autograd keys, unless
@@ -439,17 +454,17 @@ class OpOverload:
         #    no AutogradOther backends, so c10's "ambiguous AutogradOther" case (a CIA
         #    kernel plus a kernel at such a backend) cannot arise here.
         if key is _UNDEFINED or key in ALIAS_TO_RUNTIME[_CIA]:
-            k = self._top(_CIA)
+            k = tops.get(_CIA)
             if k is not None:
                 backend = _AUTOGRAD_TO_BACKEND.get(key)
-                has_backend_kernel = (backend is not None and self._top(backend) is not None) or (
-                    key in AUTOGRAD_KEYS and self._top(_CEA) is not None
+                has_backend_kernel = (backend is not None and tops.get(backend) is not None) or (
+                    key in AUTOGRAD_KEYS and tops.get(_CEA) is not None
                 )
                 if not has_backend_kernel:
                     return TableEntry(k, _CIA.name)
         # 5. The Autograd alias, for the autograd keys.
         if key in AUTOGRAD_KEYS:
-            k = self._top(_AUTOGRAD)
+            k = tops.get(_AUTOGRAD)
             if k is not None:
                 return TableEntry(k, _AUTOGRAD.name)
         # 6. The backend fallback for the key (there is none at Undefined).
@@ -457,7 +472,7 @@ class OpOverload:
         if stack:
             return TableEntry(stack[-1], "backend fallback")
         # 7. Missing: calling raises, naming the operator and the key.
-        return TableEntry(None, "missing")
+        return _MISSING_ENTRY
 
     def _rebuild(self, fallbacks: dict[DispatchKey, list[Kernel]]) -> None:
         """Recompute the whole table (SEMANTICS.md §4 warns against partial updates)."""
@@ -467,9 +482,9 @@ class OpOverload:
         grad_mask = 0
         ks_slots = 0
         defined = self._schema is not None
-        for slot in range(_NUM_SLOTS):
-            key = key_for_slot(slot)
-            entry = self._resolve(key, fallbacks)
+        tops = {key: stack[-1] for key, stack in self._kernels.items() if stack}
+        for slot, key, bit in _SLOTS:
+            entry = self._resolve(key, fallbacks, tops)
             entries.append(entry)
             kernel = entry.kernel
             if not defined:
@@ -477,17 +492,17 @@ class OpOverload:
                 with_keyset = True
             elif kernel is None:
                 fn, with_keyset = _Raiser(self, key, "missing"), True
-                mask |= key.bit
-                grad_mask |= key.bit
+                mask |= bit
+                grad_mask |= bit
             elif kernel.is_fallthrough:
                 fn, with_keyset = _Raiser(self, key, "fallthrough"), True
             else:
                 fn, with_keyset = kernel.fn, kernel.with_keyset
                 if entry.source == "backend fallback":
                     fn = (_BoundFallbackWithKeyset if with_keyset else _BoundFallback)(fn, self)
-                grad_mask |= key.bit
+                grad_mask |= bit
                 if not kernel.grad_only:
-                    mask |= key.bit
+                    mask |= bit
             fns.append(fn)
             if with_keyset:
                 ks_slots |= 1 << slot
@@ -505,7 +520,7 @@ class OpOverload:
         lines.append(f"  {'key':<22}{'kernel':<47} source")
         order = [key_for_slot(s) for s in range(_NUM_SLOTS - 1, 0, -1)] + [_UNDEFINED]
         for key in order:
-            entry = self._entries[int(key)] if self._entries else TableEntry(None, "missing")
+            entry = self._entries[int(key)] if self._entries else _MISSING_ENTRY
             active = entry.kernel
             if not self.is_defined:
                 name, source = "<operator not defined>", "-"
