@@ -97,13 +97,13 @@ def make_checker(schema: Any, op_name: str) -> Callable[..., None]:
     """The checker for ``schema``: call it with the call's arguments; it returns None or
     raises ``SchemaBindError`` naming ``op_name``, the argument, what was expected and
     what was given."""
-    binder = schema._binder
     names = [a.name for a in schema.arguments]
     if (
         schema.is_vararg
         or any(keyword.iskeyword(n) or n.startswith("_") for n in names)
         or len(set(names)) != len(names)
     ):
+        binder = schema._binder
 
         def check(*args: Any, **kwargs: Any) -> None:
             binder.bind(args, kwargs, op_name)
@@ -111,7 +111,7 @@ def make_checker(schema: Any, op_name: str) -> Callable[..., None]:
         return check
 
     def bad(i: int, value: object) -> NoReturn:
-        binder._type_error(op_name, i, value)
+        schema._binder._type_error(op_name, i, value)
         raise AssertionError("unreachable")  # _type_error raises
 
     env: dict[str, Any] = {"_D": _D, "_bad": bad}
