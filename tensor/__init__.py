@@ -1,7 +1,8 @@
 """``tensor``: the Tensor, its dtypes and devices, factories, and the built-in operators.
 
-Imports: ``dispatch``, NumPy, array_api_compat, ml_dtypes; at the end, ``backends``
-(which registers the CPU and Meta kernels; CUDA kernels load on first use).
+Imports: ``dispatch``, NumPy, ml_dtypes; at the end, ``backends`` (which registers the
+CPU and Meta kernels; CUDA kernels load on first use, and array_api_compat on the first
+call of a kernel that needs it).
 
     >>> import tensor as tt
     >>> x = tt.tensor([[1.0, 2.0], [3.0, 4.0]])

@@ -196,9 +196,9 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
 
         out[name] = rename(kernel, name, ns)
 
-    filled("empty", getattr(raw, "empty", xp.empty))
-    filled("zeros", getattr(raw, "zeros", xp.zeros))
-    filled("ones", getattr(raw, "ones", xp.ones))
+    filled("empty", getattr(raw, "empty", None) or xp.empty)
+    filled("zeros", getattr(raw, "zeros", None) or xp.zeros)
+    filled("ones", getattr(raw, "ones", None) or xp.ones)
 
     def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
         dt = factory_dtype(op("full"), dtype, (fill_value,))
@@ -209,7 +209,7 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
 
     out["full"] = rename(full, "full", ns)
 
-    raw_arange = getattr(raw, "arange", xp.arange)
+    raw_arange = getattr(raw, "arange", None) or xp.arange
     int64 = tensor.int64
 
     def arange(

@@ -25,10 +25,9 @@ promote, casts) goes through ``_promote`` and ``finish``.
 from __future__ import annotations
 
 import importlib
+import types
 from collections.abc import Callable
 from typing import Any
-
-import array_api_compat
 
 import tensor
 from tensor import Tensor
@@ -60,7 +59,9 @@ _NAMESPACES: dict[type, Any] = {}
 
 
 def namespace_of(array_type: type) -> Any:
-    """The array-API namespace of an array type (array_api_compat's), looked up once per type.
+    """The array-API namespace of an array type (array_api_compat's), made once per type.
+
+    It is imported on first use: Note [Lazy array namespace].
 
     >>> import numpy as np
     >>> namespace_of(np.ndarray).__name__
@@ -68,14 +69,41 @@ def namespace_of(array_type: type) -> Any:
     """
     xp = _NAMESPACES.get(array_type)
     if xp is None:
-        if array_type.__module__.partition(".")[0] == "cupy":
-            # Not by example: making a CuPy array needs a GPU, and kernels() must be
-            # buildable (and checkable) on a machine without one.
-            xp = importlib.import_module("array_api_compat.cupy")
-        else:
-            xp = array_api_compat.array_namespace(array_type.__new__(array_type, 0))
-        _NAMESPACES[array_type] = xp
+        # By name, not by example: making a CuPy array needs a GPU, and kernels() must be
+        # buildable (and checkable) on a machine without one.
+        library = array_type.__module__.partition(".")[0]  # numpy, cupy
+        xp = _NAMESPACES[array_type] = _lazy_module(f"array_api_compat.{library}")
     return xp
+
+
+# Note [Lazy array namespace]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Importing array_api_compat.numpy takes ~60 ms, most of ``import tensor``'s remaining
+# time: it looks up every name NumPy lists, which imports numpy.f2py, numpy.testing,
+# numpy.ma...  So a backend's ``xp`` is a stand-in module that imports the namespace on
+# first attribute access and then holds every attribute of it, so a kernel's
+# ``xp.argsort`` costs the same dict lookup as on the namespace itself.  Building
+# kernels must therefore not read ``xp``: what they bind ahead (NumPy's ``where`` past
+# its dispatcher, ``exp`` for softmax) they take from ``ns.lib``, the same objects
+# (array_api_compat re-exports them unchanged; ``tests/tensor/test_imports.py`` checks
+# both, and that ``import tensor`` leaves the namespace unloaded).
+
+
+def _lazy_module(name: str) -> types.ModuleType:
+    """A stand-in for module ``name``: imports it on first attribute access, then holds
+    all of its attributes (Note [Lazy array namespace])."""
+    lazy = types.ModuleType(name)
+
+    def __getattr__(attr: str) -> Any:
+        module = importlib.import_module(name)
+        namespace = vars(lazy)
+        namespace.update(vars(module))
+        if namespace.get("__getattr__") is __getattr__:  # every attribute is here now
+            del namespace["__getattr__"]
+        return getattr(module, attr)
+
+    lazy.__getattr__ = __getattr__  # type: ignore[method-assign]
+    return lazy
 
 
 class Namespace:

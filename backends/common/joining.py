@@ -114,7 +114,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     meta = isinstance(ns, MetaNamespace)
     xp = ns.xp
     diag_fn = fns.get("diag")
-    concat = fns.get("concat", xp.concat if xp is not None else None)
+    concat = fns.get("concat") or (xp.concat if xp is not None else None)
 
     def _arrays(tensors: list[Any], dt: Any) -> list[Any]:
         np_dtype = dt.numpy_dtype
@@ -232,7 +232,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         "flip": flip,
         "roll": roll,
         "repeat": repeat,
-        "tril": _triangle("tril", xp.tril if xp is not None else None),
-        "triu": _triangle("triu", xp.triu if xp is not None else None),
+        "tril": _triangle("tril", getattr(ns.lib, "tril", None)),
+        "triu": _triangle("triu", getattr(ns.lib, "triu", None)),
         "diag": diag,
     }

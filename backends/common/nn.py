@@ -77,8 +77,8 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     # else, and every error, goes the general way.
     max_keep: Any = fns.get("max_keep")
     sum_keep: Any = fns.get("sum_keep")
-    exp: Any = getattr(xp, "exp", None)
-    log_: Any = getattr(xp, "log", None)
+    exp: Any = getattr(ns.lib, "exp", None)
+    log_: Any = getattr(ns.lib, "log", None)
     fast = max_keep is not None and sum_keep is not None and not meta
 
     def _softmax(op: str, log: bool) -> Callable[..., Any]:

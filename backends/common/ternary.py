@@ -92,7 +92,7 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
         ndarray = ns.ndarray
         # NumPy's where past its __array_function__ dispatcher (~0.1 us): the fast path
         # has checked that every array is the backend's own.
-        where_fn = getattr(xp.where, "_implementation", xp.where)
+        where_fn = getattr(ns.lib.where, "_implementation", ns.lib.where)
 
         def where(condition: Any, self: Any, other: Any) -> Any:
             # Fast path (autograd's masks: relu's backward is ``where(out > 0, grad, 0)``):

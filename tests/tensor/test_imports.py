@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import array_api_compat.numpy
+import numpy as np
 import pytest
+
+from backends.common.elementwise import namespace_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,6 +27,30 @@ def _run(code: str) -> str:
 def test_import_tensor_leaves_cupy_unloaded() -> None:
     out = _run("import sys, tensor; print('cupy' in sys.modules, 'torch' in sys.modules)")
     assert out == "False False"
+
+
+def test_import_tensor_leaves_the_array_namespace_unloaded_until_a_kernel_uses_it() -> None:
+    """Note [Lazy array namespace]: array_api_compat.numpy (and the NumPy submodules it
+    pulls in) load on the first kernel call that reads ``xp``, not at import."""
+    code = (
+        "import sys, tensor as tt\n"
+        "heavy = ('array_api_compat.numpy', 'numpy.f2py', 'numpy.testing', 'numpy.ma')\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+        "print(tt.sort(tt.tensor([3.0, 1.0, 2.0]), descending=True).values.tolist())\n"
+        "print('array_api_compat.numpy' in sys.modules)\n"
+    )
+    assert _run(code).splitlines() == ["[]", "[3.0, 2.0, 1.0]", "True"]
+
+
+def test_the_lazy_namespace_is_the_array_api_compat_namespace() -> None:
+    xp = namespace_of(np.ndarray)
+    assert xp.argsort is array_api_compat.numpy.argsort  # loads it, if nothing has yet
+    assert vars(xp).keys() == vars(array_api_compat.numpy).keys()
+    assert all(getattr(xp, n) is v for n, v in vars(array_api_compat.numpy).items())
+    # What kernels bind while they are built comes from ns.lib (NumPy), not xp: the same
+    # objects, so the kernels are the ones xp would have made.
+    for name in ("where", "exp", "log", "tril", "triu"):
+        assert getattr(array_api_compat.numpy, name) is getattr(np, name), name
 
 
 @pytest.mark.parametrize("first", ["backends.cpu", "backends.meta", "backends.cuda", "backends"])
