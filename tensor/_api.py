@@ -22,6 +22,7 @@ passed that very object), in which case forwarding it changes nothing.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import CodeType
 from typing import Any
 
 import numpy as np
@@ -158,10 +159,33 @@ def _generate(op: OpInfo, receiver: str) -> Callable[..., Any]:
         all_args = ", ".join(positional + [f"{k}={k}" for k, _ in keywords])
         lines.append(f"    return _packet({all_args})")
     source = "\n".join(lines) + "\n"
-    exec(compile(source, f"<tensor generated: {op.name}>", "exec"), env)  # noqa: S102
-    fn: Callable[..., Any] = env[op.name]
+    fn = _define(source, op.name, f"<tensor generated: {op.name}>", env)
     fn.__doc__ = _doc(op, schemas)
     fn.__module__ = "tensor"
+    return fn
+
+
+# Note [Generated code cache]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# compile() was half of this module's import time.  Most generated functions differ
+# only in their name (``def sin(input): return _ov0(input)`` and ``cos``): 412 sources,
+# 110 bodies.  So each source is compiled under a placeholder name, once per body, and
+# the function's code object gets its own name and file name back with
+# ``code.replace``: the function is the one compiling its own source would give.
+_CODE: dict[str, CodeType] = {}
+
+
+def _define(source: str, name: str, filename: str, env: dict[str, Any]) -> Callable[..., Any]:
+    """Run ``source`` (``def <name>(...)``) in ``env``; return the function it defines."""
+    generic = source.replace(f"def {name}(", "def _generated(", 1)
+    code = _CODE.get(generic)
+    if code is None:
+        code = _CODE[generic] = compile(generic, "<tensor generated>", "exec")
+    exec(code, env)  # noqa: S102
+    fn: Callable[..., Any] = env.pop("_generated")
+    fn.__code__ = fn.__code__.replace(co_name=name, co_qualname=name, co_filename=filename)
+    fn.__name__ = fn.__qualname__ = name
+    env[name] = fn
     return fn
 
 
@@ -266,8 +290,7 @@ def _dunder(op: OpInfo, name: str) -> Callable[..., Any]:
             "    if isinstance(other, _ndarray):\n        return _ovT(self, _from_numpy(other))\n"
         )
         source += "    return NotImplemented\n"
-    exec(compile(source, f"<tensor generated: Tensor.{name}>", "exec"), env)  # noqa: S102
-    fn: Callable[..., Any] = env[name]
+    fn = _define(source, name, f"<tensor generated: Tensor.{name}>", env)
     fn.__qualname__ = f"Tensor.{name}"
     return fn
 
