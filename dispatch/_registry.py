@@ -11,17 +11,19 @@ the old table or the new one.
 
 Note [Bulk registration]
 ~~~~~~~~~~~~~~~~~~~~~~~~
-Each registration rebuilds its operator's whole table (~30 us), and a backend
+Each registration rebuilds its operator's whole table (~15-30 us), and a backend
 fallback rebuilds every table.  ``import tensor`` makes ~2,000 registrations into
-~500 operators, so most of those rebuilds are overwritten by the next one of the
+~500 operators, so most of those rebuilds would be overwritten by the next one of the
 same operator.  Inside ``bulk_registration()`` the write functions only note which
 operators changed (all of them, after a fallback), and each is rebuilt once when
 the outermost block ends.  A table is a function of the registrations alone
 (``OpOverload._rebuild`` reads nothing else), so the tables after the block are
-the ones immediate rebuilds would have left; ``tests/tensor/test_import.py``
-compares every operator's ``dump_table`` both ways.  The block holds the lock, so
-other threads' registrations wait for it; calls of a changed operator made before
-it ends still see its old table.
+the ones immediate rebuilds would have left; ``tests/tensor/test_imports.py``
+compares every operator's ``dump_table`` both ways.  The deferral is the block's
+thread's own: another thread's registrations rebuild at once (from every
+registration made so far, the block's included), and the block holds the lock only
+while it rebuilds, so imports inside it cannot deadlock with registering threads.
+Until the block ends, calls of an operator it changed see the old table.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -50,21 +53,43 @@ __all__ = [
 ]
 
 _DEFINE_LOCATIONS: dict[str, str] = {}
-# Inside bulk_registration(): the operators whose rebuild waits for the block's end
-# (insertion-ordered), and whether every operator's does (a fallback changed).
-# Read and written only under LOCK.  Note [Bulk registration].
-_pending: dict[OpOverload, None] | None = None
-_pending_all = False
+
+
+class _Bulk(threading.local):
+    """This thread's bulk_registration() state (Note [Bulk registration])."""
+
+    # The operators whose rebuild waits for the block's end (insertion-ordered); None
+    # outside a block.
+    pending: dict[OpOverload, None] | None = None
+    # Whether every operator's does (a backend fallback changed).
+    everything = False
+
+
+_bulk = _Bulk()
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _CONTEXTLIB = os.path.abspath(contextlib.__file__)
+
+
+# Absolute code file name -> whether its frames are skipped (this package, contextlib):
+# every registration walks a few frames, and abspath is most of the walk's cost.
+_SKIPPED: dict[str, bool] = {}
+
+
+def _skipped(co_filename: str) -> bool:
+    skipped = _SKIPPED.get(co_filename)
+    if skipped is None:
+        filename = os.path.abspath(co_filename)
+        skipped = filename.startswith(_PACKAGE_DIR) or filename == _CONTEXTLIB
+        if os.path.isabs(co_filename):  # a relative one depends on the working directory
+            _SKIPPED[co_filename] = skipped
+    return skipped
 
 
 def caller_location() -> str:
     """``file:line`` of the first frame outside this package (and contextlib)."""
     frame = sys._getframe(1)
     while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        if not filename.startswith(_PACKAGE_DIR) and filename != _CONTEXTLIB:
+        if not _skipped(frame.f_code.co_filename):
             return f"{frame.f_code.co_filename}:{frame.f_lineno}"
         frame = frame.f_back  # type: ignore[assignment]
     return "<unknown>"
@@ -91,29 +116,30 @@ def bulk_registration() -> Iterator[None]:
     ...     print(dump_table("doc_bulk::f").splitlines()[-2])
       CPU                   builtins.abs                                    direct
     """
-    global _pending, _pending_all
-    with LOCK:
-        if _pending is not None:  # nested: the outermost block rebuilds
-            yield
-            return
-        _pending, _pending_all = {}, False
-        try:
-            yield
-        finally:
-            ops = list(_pending)
-            if _pending_all:
-                ops += [op for op in OPERATORS.values() if op not in _pending]
-            _pending, _pending_all = None, False
+    if _bulk.pending is not None:  # nested: the outermost block rebuilds
+        yield
+        return
+    _bulk.pending, _bulk.everything = {}, False
+    try:
+        yield
+    finally:
+        with LOCK:
+            pending, everything = _bulk.pending, _bulk.everything
+            _bulk.pending, _bulk.everything = None, False
+            ops = list(pending)
+            if everything:
+                ops += [op for op in OPERATORS.values() if op not in pending]
             for op in ops:
                 op._rebuild(FALLBACKS)
 
 
 def _rebuild(op: OpOverload) -> None:
-    """Rebuild ``op``'s table now, or at the end of the bulk_registration block."""
-    if _pending is None:
+    """Rebuild ``op``'s table now, or at the end of this thread's bulk_registration block."""
+    pending = _bulk.pending
+    if pending is None:
         op._rebuild(FALLBACKS)
     else:
-        _pending[op] = None
+        pending[op] = None
 
 
 def get_or_create(qualname: str) -> OpOverload:
@@ -261,9 +287,8 @@ def _drop_if_empty(op: OpOverload) -> None:
 
 
 def _rebuild_all() -> None:
-    global _pending_all
-    if _pending is not None:
-        _pending_all = True
+    if _bulk.pending is not None:
+        _bulk.everything = True
         return
     for op in list(OPERATORS.values()):
         op._rebuild(FALLBACKS)

@@ -21,51 +21,75 @@ import warnings as _warnings
 
 from dispatch import bulk_registration as _bulk_registration
 
-from . import _api, autograd, nn, return_types
-from . import _schema_types as _schema_types  # registers the dtype and device checks
-from ._convert import MetaArray
-from ._device import device
-from ._dtype import ALIASES as _ALIASES
-from ._dtype import (
-    bfloat16,
-    bool,
-    complex64,
-    complex128,
-    dtype,
-    float16,
-    float32,
-    float64,
-    get_default_dtype,
-    int8,
-    int16,
-    int32,
-    int64,
-    set_default_dtype,
-    uint8,
-)
-from ._factories import as_tensor, from_dlpack, from_numpy, tensor
-from ._optable import OP_TABLE, OpInfo
-from ._optable import by_name as op_info
-from ._promotion import can_cast, promote_types, result_type
-from ._random import Generator, default_generator, initial_seed, manual_seed, seed
-from ._tensor import Size, Tensor
-from .autograd import (
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    is_inference_mode_enabled,
-    no_grad,
-    set_grad_enabled,
-)
+# Importing defines ~500 operators (tensor._ops) and registers ~1,600 kernels into
+# them (the backends, autograd, autocast...): each table is built once, when this
+# block ends (Note [Bulk registration]).  Nothing here calls an operator.
+with _bulk_registration():
+    from . import _api, autograd, nn, return_types
+    from . import _schema_types as _schema_types  # registers the dtype and device checks
+    from ._convert import MetaArray
+    from ._device import device
+    from ._dtype import ALIASES as _ALIASES
+    from ._dtype import (
+        bfloat16,
+        bool,
+        complex64,
+        complex128,
+        dtype,
+        float16,
+        float32,
+        float64,
+        get_default_dtype,
+        int8,
+        int16,
+        int32,
+        int64,
+        set_default_dtype,
+        uint8,
+    )
+    from ._factories import as_tensor, from_dlpack, from_numpy, tensor
+    from ._optable import OP_TABLE, OpInfo
+    from ._optable import by_name as op_info
+    from ._promotion import can_cast, promote_types, result_type
+    from ._random import Generator, default_generator, initial_seed, manual_seed, seed
+    from ._tensor import Size, Tensor
+    from .autograd import (
+        enable_grad,
+        inference_mode,
+        is_grad_enabled,
+        is_inference_mode_enabled,
+        no_grad,
+        set_grad_enabled,
+    )
 
-half, float, double = _ALIASES["half"], _ALIASES["float"], _ALIASES["double"]  # noqa: A001
-short, int, long = _ALIASES["short"], _ALIASES["int"], _ALIASES["long"]  # noqa: A001
-cfloat, cdouble = _ALIASES["cfloat"], _ALIASES["cdouble"]
+    half, float, double = _ALIASES["half"], _ALIASES["float"], _ALIASES["double"]  # noqa: A001
+    short, int, long = _ALIASES["short"], _ALIASES["int"], _ALIASES["long"]  # noqa: A001
+    cfloat, cdouble = _ALIASES["cfloat"], _ALIASES["cdouble"]
 
-# tt.add, tt.sin, tt.sum, ... (generated; see tensor._api).  Dotted names go to their
-# namespaces (tt.linalg.vector_norm, tt.nn.functional.gelu).
-_GENERATED = {name: fn for name, fn in _api.FUNCTIONS.items() if "." not in name}
-globals().update(_GENERATED)
+    # tt.add, tt.sin, tt.sum, ... (generated; see tensor._api).  Dotted names go to their
+    # namespaces (tt.linalg.vector_norm, tt.nn.functional.gelu).
+    _GENERATED = {name: fn for name, fn in _api.FUNCTIONS.items() if "." not in name}
+    globals().update(_GENERATED)
+
+    # Last: the backends import the names above, then register their kernels here.
+    import backends.cpu as _cpu
+    import backends.meta as _meta
+
+    from . import _composite, _inplace_or_view, cuda, linalg
+
+    _composite.register()
+    _inplace_or_view.register()
+    _cpu.register()
+    _meta.register()
+    autograd.register()
+
+    from . import _autocast, amp
+    from ._autocast import autocast, get_autocast_dtype, is_autocast_enabled
+
+    _autocast.register()
+
+    from . import higher_order, modes
+    from .higher_order import cond
 
 __all__ = [
     "OP_TABLE",
@@ -130,28 +154,6 @@ __all__ = [
     "uint8",
     *sorted(_GENERATED),
 ]
-
-# Last: the backends import the names above, then register their kernels here.
-import backends.cpu as _cpu  # noqa: E402
-import backends.meta as _meta  # noqa: E402
-
-from . import _composite, _inplace_or_view, cuda, linalg  # noqa: E402
-
-# Each operator's table is rebuilt once, for all of these: Note [Bulk registration].
-with _bulk_registration():
-    _composite.register()
-    _inplace_or_view.register()
-    _cpu.register()
-    _meta.register()
-    autograd.register()
-
-from . import _autocast, amp  # noqa: E402
-from ._autocast import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
-
-_autocast.register()
-
-from . import higher_order, modes  # noqa: E402
-from .higher_order import cond  # noqa: E402
 
 # NumPy warns about inf/nan results (log(0), 0/0, overflow); PyTorch does not.  Ignore
 # those RuntimeWarnings when they come from this package's or the backends' own code
