@@ -81,6 +81,38 @@ def _no_check(*args: Any, **kwargs: Any) -> None:
     """The checker of an operator without a schema: calling it raises, at its kernel."""
 
 
+class _CheckOnFirstCall:
+    """An operator's checker until its first call, which makes the real one, puts it in
+    the operator's place and runs it.
+
+    ``make_checker`` costs ~25 us a schema, most of it compile(), and most operators
+    defined at import are never called: ``import tensor`` compiled ~180 checker sources
+    (~10 ms) before this.  Every call after the first runs the real checker itself, and
+    the first call gets exactly its answer (Note [Validating every call]).  The stand-in
+    is made for one schema: if the operator is redefined meanwhile, it checks with its
+    own schema and leaves the new checker in place.
+    """
+
+    __slots__ = ("op", "schema")
+
+    def __init__(self, op: OpOverload, schema: FunctionSchema) -> None:
+        self.op, self.schema = op, schema
+
+    def _make(self) -> Callable[..., None]:
+        check = make_checker(self.schema, self.op._qualname)
+        if self.op._check is self:
+            self.op._check = check
+        return check
+
+    def __call__(self, /, *args: Any, **kwargs: Any) -> None:
+        return self._make()(*args, **kwargs)
+
+    @property
+    def source(self) -> str:
+        """The checker's source (``make_checker``'s ``source``); makes the checker now."""
+        return self._make().source  # type: ignore[attr-defined]
+
+
 class TableEntry:
     """What one slot of a computed table holds, and why (for dump_table/explain)."""
 
@@ -366,7 +398,7 @@ class OpOverload:
             self._types1 = frozenset()
             self.__class__ = OpOverload
             return
-        self._check = make_checker(schema, self._qualname)
+        self._check = _CheckOnFirstCall(self, schema)
         self._arity1 = arity_ok(schema, 1)
         self._arity2 = arity_ok(schema, 2)
         args = schema.arguments

@@ -22,7 +22,9 @@ to the slow path, which checks the whole call (``OpOverload._slow_bits`` and
 ``_optional_bits``).  When CPython's binding fails, the ``Binder`` re-checks the call
 to say which argument is wrong in the schema's terms.  Schemas a Python signature
 cannot spell (a ``...`` vararg, an argument named with a Python keyword) use the
-``Binder`` on every call instead: slower, and rare.
+``Binder`` on every call instead: slower, and rare.  An operator makes its checker on
+its first call (``_CheckOnFirstCall`` in ``_operator.py``), so defining one compiles
+nothing.
 
 The fixed-arity entries (``call1``/``call2``, Note [Specialised call paths]) need no
 checker call: whether one or two positional values fit is known per schema

@@ -239,6 +239,49 @@ def test_checker_source_is_the_schema_signature() -> None:
     assert "self" not in source.split(":", 1)[1]  # tensors are checked by key extraction
 
 
+def test_the_checker_is_made_on_the_first_call(lib: Library) -> None:
+    """Defining compiles nothing; the first call makes the checker, keeps it and gets its
+    answer, a bad first call included."""
+    op, rec = _define(lib, "f(Tensor self, int n, *, float scale=1.0) -> Tensor")
+    pending = op._check
+    assert type(pending).__name__ == "_CheckOnFirstCall"
+    _refuses(lambda: op(_T, "two"), rec, "f", "'n'", "must be int, not str")
+    check = op._check
+    assert check is not pending and check.__qualname__ == "check_f"
+    assert op(_T, 2, scale=0.5) == "ran"
+    assert op._check is check
+    _refuses(lambda: op(_T, 2, scale="big"), rec, "f", "'scale'")
+
+
+def test_the_checker_source_is_readable_before_the_first_call(lib: Library) -> None:
+    op, _ = _define(lib, "g(Tensor self, int n) -> Tensor")
+    assert op._check.source.startswith("def check(self, n):")
+    assert op._check.__qualname__ == "check_g"  # reading the source made it
+
+
+def test_a_first_call_made_for_an_old_schema_keeps_the_new_checker() -> None:
+    ns = unique_namespace("val")
+    kernels = Library(ns, "IMPL")  # keeps the operator object alive across redefinition
+    try:
+        first = Library(ns, "DEF")
+        first.define("h(Tensor self, int n) -> Tensor")
+        kernels.impl("h", Recorder(), "CPU")
+        op = dispatch._operator.lookup(f"{ns}::h")
+        old = op._check
+        first.destroy()
+        with Library(ns, "DEF") as again:
+            again.define("h(Tensor self, str n) -> Tensor")
+            assert dispatch._operator.lookup(f"{ns}::h") is op
+            new = op._check
+            old(_T, 1)  # the old schema's stand-in checks with the old schema...
+            with pytest.raises(SchemaBindError):
+                old(_T, "s")
+            assert op._check is new  # ...and leaves the new one in place
+            assert op(_T, "s") == "ran"
+    finally:
+        kernels.destroy()
+
+
 # -- the generated checker against the Binder (hypothesis) ---------------------------------
 
 _TYPES = [
