@@ -90,18 +90,22 @@ class _CheckOnFirstCall:
     (~10 ms) before this.  Every call after the first runs the real checker itself, and
     the first call gets exactly its answer (Note [Validating every call]).  The stand-in
     is made for one schema: if the operator is redefined meanwhile, it checks with its
-    own schema and leaves the new checker in place.
+    own schema and leaves the new checker in place.  It keeps what it made, so a caller
+    that took it before the first call pays a frame per call, not a new checker.
     """
 
-    __slots__ = ("op", "schema")
+    __slots__ = ("check", "op", "schema")
 
     def __init__(self, op: OpOverload, schema: FunctionSchema) -> None:
         self.op, self.schema = op, schema
+        self.check: Callable[..., None] | None = None
 
     def _make(self) -> Callable[..., None]:
-        check = make_checker(self.schema, self.op._qualname)
-        if self.op._check is self:
-            self.op._check = check
+        check = self.check
+        if check is None:
+            check = self.check = make_checker(self.schema, self.op._qualname)
+            if self.op._check is self:
+                self.op._check = check
         return check
 
     def __call__(self, /, *args: Any, **kwargs: Any) -> None:

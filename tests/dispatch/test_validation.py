@@ -251,6 +251,9 @@ def test_the_checker_is_made_on_the_first_call(lib: Library) -> None:
     assert op(_T, 2, scale=0.5) == "ran"
     assert op._check is check
     _refuses(lambda: op(_T, 2, scale="big"), rec, "f", "'scale'")
+    # Taken before the first call, the stand-in runs the checker it made: no second one.
+    pending(_T, 3)
+    assert pending.check is check and op._check is check
 
 
 def test_the_checker_source_is_readable_before_the_first_call(lib: Library) -> None:
