@@ -9,7 +9,7 @@ gives the ``OpOverload`` objects of a table row, in schema order.
 
 from __future__ import annotations
 
-from dispatch import FunctionSchema, Library, OpOverload, bulk_registration, ops, parse_schema
+from dispatch import FunctionSchema, Library, OpOverload, ops, parse_schema
 
 from ._optable import OP_TABLE, OpInfo
 
@@ -20,18 +20,15 @@ LIB = Library("core", "DEF")
 _SCHEMAS: dict[str, tuple[FunctionSchema, ...]] = {}
 _OVERLOADS: dict[str, tuple[OpOverload, ...]] = {}
 
-# Each new operator's table is built once: Note [Bulk registration] in dispatch.
-with bulk_registration():
-    for _op in OP_TABLE:
-        _parsed = []
-        for _text in _op.schemas:
-            LIB.define(_text)
-            _parsed.append(parse_schema(_text))
-        _SCHEMAS[_op.name] = tuple(_parsed)
-# A row's schemas may name another packet: the row "add.out" holds core::add.out.
 for _op in OP_TABLE:
+    _parsed = []
+    for _text in _op.schemas:
+        LIB.define(_text)
+        _parsed.append(parse_schema(_text))
+    _SCHEMAS[_op.name] = tuple(_parsed)
+    # A row's schemas may name another packet: the row "add.out" holds core::add.out.
     _OVERLOADS[_op.name] = tuple(
-        getattr(getattr(ops.core, s.name), s.overload_name or "default") for s in _SCHEMAS[_op.name]
+        getattr(getattr(ops.core, s.name), s.overload_name or "default") for s in _parsed
     )
 
 
