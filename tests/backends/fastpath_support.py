@@ -19,10 +19,9 @@ compared with PyTorch's.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
-
-import weakref
 
 import numpy as np
 from hypothesis import strategies as st
@@ -146,7 +145,7 @@ def assert_same(fast: Any, general: Any, *, rtol: float = 0.0, what: str = "resu
             f"{what}: {type(fast).__name__}[{len(fast)}] != {type(general).__name__}"
             f"[{len(general)}]"
         )
-        for i, (f, g) in enumerate(zip(fast, general)):
+        for i, (f, g) in enumerate(zip(fast, general, strict=True)):
             assert_same(f, g, rtol=rtol, what=f"{what}[{i}]")
         return
     if not isinstance(general, tt.Tensor):
@@ -184,7 +183,7 @@ def same_both_ways(
         )
     else:
         assert_same(fast.value, general.value, rtol=rtol)
-    for i, (f, g) in enumerate(zip(fast.inputs, general.inputs)):
+    for i, (f, g) in enumerate(zip(fast.inputs, general.inputs, strict=True)):
         if isinstance(g, tt.Tensor):
             assert_same(f, g, rtol=rtol, what=f"input {i} after the call")
     if torch_call is not None and torch is not None:
@@ -224,7 +223,7 @@ def compare_with_torch(
 
 def _same_as_torch(ours: Any, expected: Any, rtol: float) -> None:
     if isinstance(expected, (tuple, list)):
-        for o, e in zip(ours, expected):
+        for o, e in zip(ours, expected, strict=True):
             _same_as_torch(o, e, rtol)
         return
     if not isinstance(expected, torch.Tensor):
