@@ -21,6 +21,7 @@ passed that very object), in which case forwarding it changes nothing.
 
 from __future__ import annotations
 
+import linecache
 from collections.abc import Callable
 from types import CodeType
 from typing import Any
@@ -62,6 +63,10 @@ def _condition(kind: str, var: str) -> str:
     if kind == "optional_tensor":
         return f"({var} is None or isinstance({var}, _Tensor))"
     return f"not isinstance({var}, _Tensor)"
+
+
+def _wrapped(wrap: str, call: str) -> str:
+    return f"{wrap}({call})" if wrap else call
 
 
 def _generate(op: OpInfo, receiver: str) -> Callable[..., Any]:
@@ -142,24 +147,24 @@ def _generate(op: OpInfo, receiver: str) -> Callable[..., Any]:
             env[f"_ov{i}_1"] = ov.call1
             omitted_all = " and ".join(f"{k} is {d}" for k, d in rest)
             lines.append(f"{indent}if {omitted_all}:")
-            lines.append(f"{indent}    return {wrap}(_ov{i}_1({positional[0]}))")
+            lines.append(f"{indent}    return {_wrapped(wrap, f'_ov{i}_1({positional[0]})')}")
         if keywords:
             omitted = " and ".join(f"{k} is {d}" for k, d in keywords)
             given = ", ".join(f"{k}={k}" for k, _ in keywords)
             lines.append(f"{indent}if {omitted}:")
-            lines.append(f"{indent}    return {wrap}(_ov{i}({call_pos}))")
-            lines.append(
-                f"{indent}return {wrap}(_ov{i}({call_pos}{', ' if call_pos else ''}{given}))"
-            )
+            lines.append(f"{indent}    return {_wrapped(wrap, f'_ov{i}({call_pos})')}")
+            sep = ", " if call_pos else ""
+            lines.append(f"{indent}return {_wrapped(wrap, f'_ov{i}({call_pos}{sep}{given})')}")
         else:
-            lines.append(f"{indent}return {wrap}(_ov{i}({call_pos}))")
+            lines.append(f"{indent}return {_wrapped(wrap, f'_ov{i}({call_pos})')}")
         if not discriminants:
             break
     if discriminants:  # no overload fits: the packet raises an error listing them all
         all_args = ", ".join(positional + [f"{k}={k}" for k, _ in keywords])
         lines.append(f"    return _packet({all_args})")
     source = "\n".join(lines) + "\n"
-    fn = _define(source, op.name, f"<tensor generated: {op.name}>", env)
+    where = op.name if receiver == "input" else f"Tensor.{op.name}"
+    fn = _define(source, op.name, f"<tensor generated: {where}>", env)
     fn.__doc__ = _doc(op, schemas)
     fn.__module__ = "tensor"
     return fn
@@ -186,6 +191,9 @@ def _define(source: str, name: str, filename: str, env: dict[str, Any]) -> Calla
     fn.__code__ = fn.__code__.replace(co_name=name, co_qualname=name, co_filename=filename)
     fn.__name__ = fn.__qualname__ = name
     env[name] = fn
+    # Its own source under its own file name, for the life of the process (as a module's
+    # is): inspect.getsource(tt.sin) and tracebacks through it show the generated code.
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     return fn
 
 

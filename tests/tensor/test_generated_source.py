@@ -1,0 +1,42 @@
+"""Generated functions, methods and operators show their source (linecache): what
+``inspect.getsource`` and tracebacks print is the code that runs."""
+
+from __future__ import annotations
+
+import inspect
+import traceback
+
+import pytest
+
+import tensor as tt
+
+
+@pytest.mark.parametrize(
+    ("fn", "first_line"),
+    [
+        (tt.sin, "def sin(input, *, out=None):"),
+        (tt.Tensor.sin, "def sin(self):"),
+        (tt.Tensor.sum, "def sum(self, dim=_d_dim, keepdim=_d_keepdim, *, dtype=_d_dtype):"),
+        (tt.Tensor.__add__, "def __add__(self, other):"),
+        (tt.Tensor.__rsub__, "def __rsub__(self, other):"),
+    ],
+)
+def test_getsource_shows_the_generated_code(fn: object, first_line: str) -> None:
+    source = inspect.getsource(fn)  # type: ignore[arg-type]
+    assert source.splitlines()[0] == first_line
+
+
+def test_function_and_method_of_one_row_keep_their_own_sources() -> None:
+    assert inspect.getsource(tt.exp) != inspect.getsource(tt.Tensor.exp)
+    assert "input" in inspect.getsource(tt.exp) and "input" not in inspect.getsource(tt.Tensor.exp)
+
+
+def test_a_traceback_through_generated_code_prints_its_line() -> None:
+    try:
+        tt.add(tt.ones(2), "x")
+    except TypeError as e:
+        frames = traceback.extract_tb(e.__traceback__)
+    generated = [f for f in frames if f.filename == "<tensor generated: add>"]
+    assert generated, [f.filename for f in frames]
+    # tt.add(x, "x"): not a tensor, alpha omitted -> the Scalar overload, whose check raises.
+    assert generated[0].line == "return _ov1(input, other)"
