@@ -1,18 +1,28 @@
-"""Autograd costs, measured side by side in one process with one compute thread.
+"""Autograd costs as PyTorch users write the code, side by side in one process, one thread.
 
-    python ci/bench/autograd.py [--quick]
+    python ci/bench/autograd.py [--quick] [--only SUBSTRING]
 
-- forward with inputs that require grad, as a ratio to the same forward without;
-- one training step (forward, cross_entropy, backward, SGD update) of an MLP with relu,
-  batch 64, 256->256->10, and of a small one, batch 32, 64->64->10, each as a ratio to
-  PyTorch eager on the same data and weights where PyTorch is installed
-  (target: ratio <= 1.0).
+Every row runs the same code on both libraries (our API is PyTorch's, so each workload
+is written once, given ``tt`` or ``torch``), in interleaved rounds; figures are medians.
+
+- recorded ops: a tiny op with an input that requires grad, ours over PyTorch's
+  (target <= 1.0), and what recording adds to the op without grad, in us (target
+  <= 1.0 us);
+- training steps of an MLP (forward, relu, cross_entropy, backward, update, grads set to
+  None) at batch 64, 256->256->10 and batch 32, 64->64->10, in every spelling users
+  write: ``x @ w + b`` or ``F.linear`` with ``[out, in]`` weights; updates as
+  ``p -= lr * g``, as ``torch.optim.SGD`` does them (``p.add_(g, alpha=-lr)``), with
+  momentum (``buf.mul_(m).add_(g)``), and as Adam's single-tensor path does them
+  (``lerp_``, ``mul_``, ``addcmul_``, ``sqrt``, ``div_``, ``add_``, ``addcdiv_``)
+  (target <= 1.0 PyTorch eager).  The ``numpy`` column is the first spelling written by
+  hand in NumPy: the floor any dispatcher over NumPy adds its costs to.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import timeit
 from collections.abc import Callable
@@ -28,11 +38,32 @@ import numpy as np  # noqa: E402
 import tensor as tt  # noqa: E402
 import tensor.nn.functional as F  # noqa: E402
 
-
-def best(fn: Callable[[], Any], number: int, repeat: int) -> float:
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+LR, MOMENTUM, BETAS, EPS = 0.01, 0.9, (0.9, 0.999), 1e-8
 
 
+def interleaved(fns: list[Callable[[], Any]], number: int, rounds: int) -> list[float]:
+    """Median seconds per call of each function, timed in alternating rounds."""
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            times[i].append(timeit.timeit(fn, number=number) / number)
+    return [statistics.median(t) for t in times]
+
+
+# -- recorded ops -----------------------------------------------------------------------------
+def recorded_ops(lib: Any) -> dict[str, tuple[Callable[[], Any], Callable[[], Any]]]:
+    """name -> (the op with an input that requires grad, the same op without)."""
+    a, b = lib.ones(16), lib.ones(16)
+    ag = lib.ones(16, requires_grad=True)
+    m, mg = lib.ones(4, 4), lib.ones(4, 4, requires_grad=True)
+    return {
+        "a + b, a requires grad": (lambda: ag + b, lambda: a + b),
+        "sin(a), a requires grad": (lambda: lib.sin(ag), lambda: lib.sin(a)),
+        "mm(4x4), one requires grad": (lambda: lib.mm(mg, m), lambda: lib.mm(m, m)),
+    }
+
+
+# -- training steps ---------------------------------------------------------------------------
 def mlp_data(batch: int, width_in: int, hidden: int, classes: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(0)
     return {
@@ -45,25 +76,98 @@ def mlp_data(batch: int, width_in: int, hidden: int, classes: int) -> dict[str, 
     }
 
 
-def ours_step(d: dict[str, np.ndarray]) -> Callable[[], None]:
-    x, y = tt.tensor(d["x"]), tt.tensor(d["y"])
-    params = [tt.tensor(d[k]).requires_grad_() for k in ("w1", "b1", "w2", "b2")]
+def _sgd_sub(params: list[Any], state: dict[str, Any]) -> None:
+    for p in params:
+        p -= LR * p.grad
+
+
+def _sgd_add_alpha(params: list[Any], state: dict[str, Any]) -> None:
+    for p in params:
+        p.add_(p.grad, alpha=-LR)
+
+
+def _sgd_momentum(params: list[Any], state: dict[str, Any]) -> None:
+    for p, buf in zip(params, state["momentum"], strict=True):
+        buf.mul_(MOMENTUM).add_(p.grad)
+        p.add_(buf, alpha=-LR)
+
+
+def _adam(params: list[Any], state: dict[str, Any]) -> None:
+    # torch.optim.Adam's _single_tensor_adam (no weight decay, no amsgrad).
+    state["step"] += 1
+    step = state["step"]
+    beta1, beta2 = BETAS
+    bias_correction1 = 1 - beta1**step
+    bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+    step_size = LR / bias_correction1
+    for p, m, v in zip(params, state["exp_avg"], state["exp_avg_sq"], strict=True):
+        g = p.grad
+        m.lerp_(g, 1 - beta1)
+        v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+        denom = (v.sqrt() / bias_correction2_sqrt).add_(EPS)
+        p.addcdiv_(m, denom, value=-step_size)
+
+
+UPDATES: dict[str, Callable[[list[Any], dict[str, Any]], None]] = {
+    "p -= lr * g": _sgd_sub,
+    "p.add_(g, alpha=-lr)": _sgd_add_alpha,
+    "SGD momentum": _sgd_momentum,
+    "Adam": _adam,
+}
+SPELLINGS = [  # (forward, update)
+    ("x @ w + b", "p -= lr * g"),
+    ("F.linear", "p.add_(g, alpha=-lr)"),
+    ("x @ w + b", "p.add_(g, alpha=-lr)"),
+    ("F.linear", "p -= lr * g"),
+    ("F.linear", "SGD momentum"),
+    ("F.linear", "Adam"),
+]
+
+
+def make_step(lib: Any, d: dict[str, np.ndarray], forward: str, update: str) -> Callable[[], None]:
+    """One training step written once for ``tt`` and ``torch``."""
+    functional = lib.nn.functional
+    as_tensor = (lambda a: lib.from_numpy(a.copy())) if lib is not tt else tt.tensor
+    x, y = as_tensor(d["x"]), as_tensor(d["y"])
+    if forward == "F.linear":  # nn.Linear's layout: weight [out, in]
+        arrays = [d["w1"].T.copy(), d["b1"], d["w2"].T.copy(), d["b2"]]
+    else:
+        arrays = [d["w1"], d["b1"], d["w2"], d["b2"]]
+    params = [as_tensor(a).requires_grad_() for a in arrays]
+    state: dict[str, Any] = {
+        "momentum": [lib.zeros_like(p) for p in params],
+        "exp_avg": [lib.zeros_like(p) for p in params],
+        "exp_avg_sq": [lib.zeros_like(p) for p in params],
+        "step": 0,
+    }
+    apply_update = UPDATES[update]
+    linear = functional.linear
+    cross_entropy = functional.cross_entropy
+    relu = lib.relu
+
+    if forward == "F.linear":
+
+        def logits() -> Any:
+            w1, b1, w2, b2 = params
+            return linear(relu(linear(x, w1, b1)), w2, b2)
+    else:
+
+        def logits() -> Any:
+            w1, b1, w2, b2 = params
+            return relu(x @ w1 + b1) @ w2 + b2
 
     def step() -> None:
-        w1, b1, w2, b2 = params
-        loss = F.cross_entropy(tt.relu(x @ w1 + b1) @ w2 + b2, y)
-        loss.backward()
-        with tt.no_grad():
-            for p in params:
-                p -= 0.01 * p.grad
-                p.grad = None
+        cross_entropy(logits(), y).backward()
+        with lib.no_grad():
+            apply_update(params, state)
+        for p in params:
+            p.grad = None
 
     return step
 
 
 def numpy_step(d: dict[str, np.ndarray]) -> Callable[[], None]:
-    """The same step written by hand in NumPy (forward, the analytic backward, SGD): the
-    floor a dispatcher over NumPy adds its costs to."""
+    """The first spelling written by hand in NumPy (forward, the analytic backward, SGD)."""
     x, y = d["x"], d["y"]
     params = [d[k].copy() for k in ("w1", "b1", "w2", "b2")]
     rows = np.arange(x.shape[0])
@@ -81,23 +185,7 @@ def numpy_step(d: dict[str, np.ndarray]) -> Callable[[], None]:
         gh = np.where(h > 0, gr, 0)
         grads = (x.T @ gh, gh.sum(0), r.T @ gz, gz.sum(0))
         for param, grad in zip(params, grads, strict=True):
-            param -= 0.01 * grad
-
-    return step
-
-
-def torch_step(torch: Any, d: dict[str, np.ndarray]) -> Callable[[], None]:
-    x, y = torch.from_numpy(d["x"]), torch.from_numpy(d["y"])
-    params = [torch.from_numpy(d[k].copy()).requires_grad_() for k in ("w1", "b1", "w2", "b2")]
-
-    def step() -> None:
-        w1, b1, w2, b2 = params
-        loss = torch.nn.functional.cross_entropy(torch.relu(x @ w1 + b1) @ w2 + b2, y)
-        loss.backward()
-        with torch.no_grad():
-            for p in params:
-                p -= 0.01 * p.grad
-                p.grad = None
+            param -= LR * grad
 
     return step
 
@@ -105,46 +193,59 @@ def torch_step(torch: Any, d: dict[str, np.ndarray]) -> Callable[[], None]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (CI smoke run)")
-    quick = parser.parse_args().quick
-    number, repeat = (20, 3) if quick else (200, 5)
+    parser.add_argument("--only", default="", help="run the rows whose name contains this")
+    args = parser.parse_args()
+    number, rounds = (10, 3) if args.quick else (100, 7)
     try:
         import torch
 
         torch.set_num_threads(1)
     except ImportError:
         torch = None
-
-    a, b = tt.ones(16), tt.ones(16)
-    ag, bg = tt.ones(16, requires_grad=True), tt.ones(16, requires_grad=True)
-    plain = best(lambda: tt.sin(a) * b + a, number * 50, repeat)
-    graph = best(lambda: tt.sin(ag) * bg + ag, number * 50, repeat)
-    print(f"{'case':<52}{'ours':>11}{'torch':>11}{'ratio':>8}{'numpy':>11}{'ours/np':>9}")
-    line = f"{'forward sin(a)*b+a, requires_grad / without':<52}{graph / plain:>10.2f}x"
-    if torch is not None:
-        ta, tb = torch.ones(16), torch.ones(16)
-        tag, tbg = torch.ones(16, requires_grad=True), torch.ones(16, requires_grad=True)
-        tplain = best(lambda: torch.sin(ta) * tb + ta, number * 50, repeat)
-        tgraph = best(lambda: torch.sin(tag) * tbg + tag, number * 50, repeat)
-        line += f"{tgraph / tplain:>10.2f}x"
-    print(line)
-    for name, shape in (
-        ("MLP 64x256->256->10", (64, 256, 256, 10)),
-        ("MLP 32x64->64->10", (32, 64, 64, 10)),
+    print(
+        f"{'case':<58}{'ours':>10}{'torch':>10}{'ratio':>8}"
+        f"{'rec. ours':>11}{'rec. torch':>11}"
+    )
+    ours_ops = recorded_ops(tt)
+    theirs_ops = recorded_ops(torch) if torch is not None else {}
+    for name, (graph, plain) in ours_ops.items():
+        if args.only not in name:
+            continue
+        fns = [graph, plain]
+        if torch is not None:
+            fns += list(theirs_ops[name])
+        t = interleaved(fns, number * 100, rounds)
+        row = f"{name:<58}{t[0] * 1e6:>8.2f}us"
+        if torch is not None:
+            row += f"{t[2] * 1e6:>8.2f}us{t[0] / t[2]:>8.2f}"
+        else:
+            row += f"{'-':>10}{'-':>8}"
+        row += f"{(t[0] - t[1]) * 1e6:>9.2f}us"
+        if torch is not None:
+            row += f"{(t[2] - t[3]) * 1e6:>9.2f}us"
+        print(row)
+    for size, shape in (
+        ("64x256->256->10", (64, 256, 256, 10)),
+        ("32x64->64->10", (32, 64, 64, 10)),
     ):
         d = mlp_data(*shape)
-        ours = best(ours_step(d), number, repeat)
-        floor = best(numpy_step(d), number, repeat)
-        row = f"{'train step ' + name:<52}{ours * 1e6:>9.0f}us"
-        if torch is not None:
-            theirs = best(torch_step(torch, d), number, repeat)
-            row += f"{theirs * 1e6:>9.0f}us{ours / theirs:>8.2f}"
-        else:
-            row += f"{'-':>11}{'-':>8}"
-        row += f"{floor * 1e6:>9.0f}us{ours / floor:>9.2f}"
-        print(row)
+        for forward, update in SPELLINGS:
+            name = f"step {size}: {forward}, {update}"
+            if args.only not in name:
+                continue
+            fns = [make_step(tt, d, forward, update)]
+            if torch is not None:
+                fns.append(make_step(torch, d, forward, update))
+            t = interleaved(fns, number, rounds)
+            row = f"{name:<58}{t[0] * 1e6:>8.0f}us"
+            row += f"{t[1] * 1e6:>8.0f}us{t[0] / t[1]:>8.2f}" if torch is not None else ""
+            print(row)
+        if args.only in f"step {size}: numpy":
+            (floor,) = interleaved([numpy_step(d)], number, rounds)
+            print(f"{'step ' + size + ': hand-written NumPy (the floor)':<58}{floor * 1e6:>8.0f}us")
     print(
-        "\ntarget: training steps <= 1.00x PyTorch eager"
-        "\n(numpy: the same step hand-written in NumPy, the floor of any dispatcher over it)"
+        "\ntargets: recorded ops <= 1.00x PyTorch and recording <= 1.0 us per op;"
+        " training steps <= 1.00x PyTorch eager in every spelling"
     )
 
 
