@@ -282,12 +282,26 @@ _new = object.__new__
 _set_bits = DispatchKeySet._bits.__set__  # type: ignore[attr-defined,misc]
 
 
-def keyset_from_bits(bits: int) -> DispatchKeySet:
-    """``DispatchKeySet.from_bits`` without the classmethod and ``object.__setattr__``
-    calls (~50 ns less): the call path makes one for every with_keyset kernel."""
-    ks = _new(DispatchKeySet)
-    _set_bits(ks, bits & _FULL_BITS)
-    return ks
+class _KeySets(dict[int, DispatchKeySet]):
+    """bits -> the DispatchKeySet of those bits, made on first use.  Key sets are
+    immutable, so calls share them: the call path needs one for every with_keyset
+    kernel (every recorded call), and a dict hit costs ~30 ns where making one costs
+    ~150.  A process meets a few hundred distinct sets; past ``_MAX`` new ones are
+    made and not kept."""
+
+    _MAX = 4096
+
+    def __missing__(self, bits: int) -> DispatchKeySet:
+        ks = _new(DispatchKeySet)
+        _set_bits(ks, bits & _FULL_BITS)
+        if len(self) < self._MAX:
+            self[bits] = ks
+        return ks
+
+
+# keyset_from_bits(bits): ``DispatchKeySet.from_bits`` without the classmethod, the
+# ``object.__setattr__`` call or a new object (a dict lookup, no Python frame).
+keyset_from_bits = _KeySets().__getitem__
 
 
 _from_bits = keyset_from_bits

@@ -41,8 +41,10 @@ def saves(*names: str) -> Callable[[Formula], Formula]:
     the in-place form of an operator keeps a copy of ``self``'s old value only when
     the formula reads ``"self"``.  ``"self:other"`` reads ``self`` only when ``other``
     requires grad (``self`` serves only ``other``'s gradient, as in ``mul``).  A formula
-    that does not say reads every tensor argument.  Shapes and dtypes may always be
-    read: in-place writes keep them."""
+    that does not say reads every tensor argument.  The arguments' shapes and dtypes
+    may always be read: in-place writes keep them.  The result is kept only when named
+    (a formula that does not name it gets ``None``: Note [Recording cost]); its shape is
+    the gradient's."""
 
     def mark(formula: Formula) -> Formula:
         formula.saved = names  # type: ignore[attr-defined]

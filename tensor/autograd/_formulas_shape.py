@@ -65,7 +65,7 @@ def _expand(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 
 @common.saves()
 def _unsqueeze(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
-    return (core.squeeze.dim(g, common.wrap_dim(a["dim"], out.ndim)),)
+    return (core.squeeze.dim(g, common.wrap_dim(a["dim"], g.ndim)),)
 
 
 @common.saves()
@@ -233,11 +233,11 @@ def _take_along_dim(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 @common.saves()
 def _cat(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     tensors = list(a["tensors"])
-    d = common.wrap_dim(a["dim"], out.ndim)
+    d = common.wrap_dim(a["dim"], g.ndim)  # g has the result's shape
     grads: list[Any] = []
     offset = 0
     for x in tensors:
-        if x.ndim == 1 and x.shape[0] == 0 and out.ndim != 1:
+        if x.ndim == 1 and x.shape[0] == 0 and g.ndim != 1:
             grads.append(core.zeros_like(x) if needs(x) else None)  # legacy empty input
             continue
         n = x.shape[d]
@@ -249,7 +249,7 @@ def _cat(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 @common.saves()
 def _stack(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     tensors = list(a["tensors"])
-    d = common.wrap_dim(a["dim"], out.ndim)
+    d = common.wrap_dim(a["dim"], g.ndim)
     return tuple(
         common.grad_for(core.select.int(g, d, i), x) if needs(x) else None
         for i, x in enumerate(tensors)

@@ -128,17 +128,23 @@ def _edge(t: Any) -> tuple[Node | None, int]:
 class OpNode(Node):
     """The backward of one operator call: its formula applied to the saved call."""
 
-    __slots__ = ("bound", "formula", "op", "out", "versions")
+    __slots__ = ("_args", "_bound", "_kwargs", "formula", "op", "out", "versions")
 
     def __init__(
         self,
         op: OpOverload,
         formula: Formula,
-        bound: dict[str, Any],
+        bound: dict[str, Any] | None,
         out: Any,
         inputs: Sequence[Any],
         saved: list[Any] | None = None,
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+        keep_out: bool = True,
     ) -> None:
+        """``bound``: the call bound to the schema, or None with the call's ``args`` and
+        ``kwargs`` to bind when the formula first asks (Note [Recording cost]).
+        ``keep_out=False``: the formula does not read the result, which is not saved."""
         # Node's fields, set here rather than through super().__init__: every recorded
         # call makes one of these (Note [Recording cost]).
         edges = []
@@ -162,14 +168,23 @@ class OpNode(Node):
         self._view_version = None
         self.op = op
         self.formula = formula
-        self.bound = bound
+        self._bound = bound
+        self._args = args
+        self._kwargs = kwargs
         # Saved without their grad_fn (this node), so node and outputs form no reference
         # cycle; ``_unpack`` re-attaches the node for double backward (PyTorch's
         # SavedVariable does the same).  The tensors whose values the formula reads are
         # kept with their versions now; an output is checked through its saved copy (same
         # data, same version counter), never held itself: that would be the cycle.
         versions = []
-        if type(out) is tuple or type(out) is list or not _is_tensor(out):
+        if not keep_out:  # a single tensor output the formula does not read
+            self.out = None
+            self._num_outputs = 1
+            for t in inputs if saved is None else saved:
+                if t is not None:
+                    counter = t._version_counter
+                    versions.append((t, 0 if counter is None else counter[0]))
+        elif type(out) is tuple or type(out) is list or not _is_tensor(out):
             self.out = saved_out = _save_outputs(out)
             self._num_outputs = len(_outputs(out))
             copies = {id(o): c for o, c in zip(_outputs(out), _outputs(saved_out), strict=True)}
@@ -187,6 +202,20 @@ class OpNode(Node):
                     counter = t._version_counter
                     versions.append((t, 0 if counter is None else counter[0]))
         self.versions = versions
+
+    @property
+    def bound(self) -> dict[str, Any] | None:
+        """The call bound to the schema (defaults filled), as the formula reads it."""
+        bound = self._bound
+        if bound is None and self._args is not None:
+            bound = self._bound = self.op.schema.bind_trusted(self._args, self._kwargs or {})
+            self._args = self._kwargs = None
+        return bound
+
+    @bound.setter
+    def bound(self, value: dict[str, Any] | None) -> None:
+        self._bound = value
+        self._args = self._kwargs = None
 
     def name(self) -> str:
         base = self.op.name.split("::", 1)[1].split(".", 1)[0]
@@ -218,6 +247,8 @@ class OpNode(Node):
 
     def _unpack(self) -> Any:
         """The saved outputs, as outputs of this node again (for create_graph)."""
+        if self.out is None:  # not saved: the formula does not read it
+            return None
         restored = []
         for nr, t in enumerate(_outputs(self.out)):
             if _is_differentiable(t):
@@ -236,7 +267,7 @@ class OpNode(Node):
 
     def release(self) -> None:
         self._freed = True  # apply() raises from now on; nothing below is read again
-        self.bound = self.out = self.versions = None
+        self._bound = self._args = self._kwargs = self.out = self.versions = None
 
 
 def _save_outputs(out: Any) -> Any:
@@ -295,6 +326,51 @@ def _saved_tensors(spec: Spec, bound: dict[str, Any], out: Any, skip: str = "") 
     return found
 
 
+def _positional_saver(
+    schema: Any, spec: Spec | None
+) -> Callable[[tuple[Any, ...], Any], list[Any]] | None:
+    """``_saved_tensors`` for a call with positional arguments only, read from ``args``
+    by position (absent ones are their defaults), so the call need not be bound when it
+    is recorded; None when the formula saves everything or a keyword-only argument."""
+    if spec is None:
+        return None
+    names, result = spec
+    arguments = schema.arguments
+    index = {a.name: i for i, a in enumerate(arguments) if not a.kwarg_only}
+    default = {a.name: a.default if a.has_default else None for a in arguments}
+    plan = []
+    for name, condition in names:
+        if name not in index or (condition and condition not in index):
+            return None
+        plan.append(
+            (
+                index[name],
+                default[name],
+                index[condition] if condition else -1,
+                default.get(condition),
+            )
+        )
+
+    def saved(args: tuple[Any, ...], out: Any) -> list[Any]:
+        found: list[Any] = []
+        n = len(args)
+        for i, value_default, c, condition_default in plan:
+            if c >= 0 and not any(
+                t.requires_grad for t in _tensors(args[c] if c < n else condition_default)
+            ):
+                continue
+            v = args[i] if i < n else value_default
+            if type(v) is list or type(v) is tuple:
+                found.extend(t for t in v if getattr(t, "_dispatch_bits", None) is not None)
+            elif getattr(v, "_dispatch_bits", None) is not None:
+                found.append(v)
+        if result:
+            found.extend(_tensors(out))
+        return found
+
+    return saved
+
+
 def _reads_self(spec: Spec | None, bound: dict[str, Any]) -> bool:
     if spec is None:
         return True
@@ -309,9 +385,19 @@ def _reads_self(spec: Spec | None, bound: dict[str, Any]) -> bool:
 # schema (``self``, ``other``: most operators) are a slice of ``args``; binding skips
 # the type checks (the operator already ran: ``bind_trusted``); a single tensor output
 # is marked inline; the kernel below autograd is looked up with ``op.below`` and called
-# here, without ``op.redispatch``'s frame.
-# A recorded call costs ~2-3 us over the plain call (PyTorch: ~0.4 us);
-# ci/bench/autograd.py shows the effect as "forward ... requires_grad / without".
+# here, without ``op.redispatch``'s frame.  Two things are not done at all when the
+# formula does not need them:
+# - binding: a call with positional arguments only is kept as its ``args`` and bound
+#   when the formula first reads ``node.bound`` (at backward; never, for a graph that is
+#   dropped); the tensors whose versions it checks are read from ``args`` by position
+#   (``_positional_saver``; a test compares them with the bound call's for every sample
+#   of the op database);
+# - the result: kept (as a detached alias) only by formulas that name it
+#   (``saves("result")``); the others get None, and a test reads their source to check
+#   that they never read it.
+# The key set a with_keyset kernel receives comes from an interned table
+# (``dispatch._keys.keyset_from_bits``).  ci/bench/autograd.py measures recording as
+# "rec. ours" beside PyTorch's.
 
 
 def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
@@ -324,6 +410,8 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
     grad_state = _grad_mode.state
     spec = _saved_spec(formula)
     bind = schema.bind_trusted
+    positional_saved = _positional_saver(schema, spec)
+    keep_out = spec is None or spec[1]  # the formula reads the result
     specs = schema.tensor_arg_indices
     # How many tensor arguments lead the schema, if they are all plain Tensors; else -1.
     lead = len(specs)
@@ -340,10 +428,23 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
                 break
         else:
             return out
-        bound = bind(args, kwargs)
-        saved = None if spec is None else _saved_tensors(spec, bound, out)
-        node = OpNode(op, formula, bound, out, inputs, saved)
         dt = getattr(out, "_dtype", None)  # None: a tuple or list of outputs
+        if positional_saved is not None and not kwargs:  # bound when the formula runs
+            node = OpNode(
+                op,
+                formula,
+                None,
+                out,
+                inputs,
+                positional_saved(args, out),
+                args,
+                None,
+                keep_out or dt is None,
+            )
+        else:
+            bound = bind(args, kwargs)
+            saved = None if spec is None else _saved_tensors(spec, bound, out)
+            node = OpNode(op, formula, bound, out, inputs, saved, keep_out=keep_out or dt is None)
         if dt is not None:
             if dt.kind >= _FLOAT_KIND:
                 out.grad_fn = node

@@ -918,3 +918,72 @@ def test_accumulation_retain_graph_and_grad_outputs_match_torch() -> None:
 
     for ours, theirs in zip(run(tt), run(torch), strict=True):
         np.testing.assert_allclose(_numpy(ours), _numpy(theirs), rtol=1e-12, atol=1e-14)
+
+
+# -- (g) what a recorded call keeps (Note [Recording cost]) --------------------------------------------
+def _op_nodes(outs: list[Any]) -> list[Any]:
+    """Every OpNode of the graphs behind ``outs``."""
+    from tensor.autograd._layer import OpNode
+
+    seen: dict[int, Any] = {}
+    stack = [o.grad_fn for o in outs if o.grad_fn is not None]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen[id(node)] = node
+        stack.extend(n for n, _ in node.next_functions)
+    return [n for n in seen.values() if type(n) is OpNode]
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_calls_recorded_without_binding_save_what_binding_saves(entry: OpEntry) -> None:
+    """A call recorded with positional arguments only is bound when its formula runs, and
+    the tensors whose versions it checks are read from ``args`` by position
+    (``_positional_saver``); they must be those the bound call names, in order."""
+    from tensor.autograd._layer import _saved_spec, _saved_tensors
+
+    checked = 0
+    for sample in _float64_samples(entry):
+        args, kwargs, _ = _leaves(sample, tt)
+        outs = _differentiable_outputs(entry.call(tt, *args, **kwargs))
+        for node in _op_nodes(outs):
+            if node._args is None:  # bound when recorded (keywords, or no saved spec)
+                continue
+            spec = _saved_spec(node.formula)
+            expected = _saved_tensors((spec[0], False), node.bound, None)
+            kept = [t for t, _ in node.versions]
+            assert len(kept) >= len(expected), (node.op, kept, expected)
+            assert all(k is e for k, e in zip(kept, expected, strict=False)), node.op
+            assert len(kept) - len(expected) == (len(_as_list(node.out)) if spec[1] else 0)
+            checked += 1
+    if not checked:
+        pytest.skip("no call of this entry is recorded without binding")
+
+
+def test_formulas_that_do_not_save_the_result_never_read_it() -> None:
+    """The result is kept only for formulas that name it (``saves("result")``); the
+    others get None, so their source must not read it (its shape is the gradient's)."""
+    import ast
+    import inspect
+
+    from tensor.autograd import _formulas, _formulas_linalg, _formulas_nn
+    from tensor.autograd import _formulas_reduction, _formulas_shape
+
+    offenders = []
+    for module in (_formulas, _formulas_linalg, _formulas_nn, _formulas_reduction, _formulas_shape):
+        for node in ast.walk(ast.parse(inspect.getsource(module))):
+            if not isinstance(node, ast.FunctionDef) or len(node.args.args) < 3:
+                continue
+            saves = [
+                [getattr(a, "value", None) for a in d.args]
+                for d in node.decorator_list
+                if isinstance(d, ast.Call)
+                and (getattr(d.func, "id", "") == "saves" or getattr(d.func, "attr", "") == "saves")
+            ]
+            if not saves or "result" in saves[0]:
+                continue
+            result = node.args.args[2].arg
+            if any(isinstance(n, ast.Name) and n.id == result for n in ast.walk(node)):
+                offenders.append(f"{module.__name__}.{node.name}")
+    assert not offenders, f"formulas reading a result they do not save: {offenders}"
