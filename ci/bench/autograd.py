@@ -36,7 +36,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import numpy as np  # noqa: E402
 
 import tensor as tt  # noqa: E402
-import tensor.nn.functional as F  # noqa: E402
 
 LR, MOMENTUM, BETAS, EPS = 0.01, 0.9, (0.9, 0.999), 1e-8
 
@@ -202,10 +201,7 @@ def main() -> None:
         torch.set_num_threads(1)
     except ImportError:
         torch = None
-    print(
-        f"{'case':<58}{'ours':>10}{'torch':>10}{'ratio':>8}"
-        f"{'rec. ours':>11}{'rec. torch':>11}"
-    )
+    print(f"{'case':<58}{'ours':>10}{'torch':>10}{'ratio':>8}{'rec. ours':>11}{'rec. torch':>11}")
     ours_ops = recorded_ops(tt)
     theirs_ops = recorded_ops(torch) if torch is not None else {}
     for name, (graph, plain) in ours_ops.items():

@@ -967,8 +967,13 @@ def test_formulas_that_do_not_save_the_result_never_read_it() -> None:
     import ast
     import inspect
 
-    from tensor.autograd import _formulas, _formulas_linalg, _formulas_nn
-    from tensor.autograd import _formulas_reduction, _formulas_shape
+    from tensor.autograd import (
+        _formulas,
+        _formulas_linalg,
+        _formulas_nn,
+        _formulas_reduction,
+        _formulas_shape,
+    )
 
     offenders = []
     for module in (_formulas, _formulas_linalg, _formulas_nn, _formulas_reduction, _formulas_shape):
