@@ -38,28 +38,22 @@ new_seq = _sequence.__next__  # a node's sequence number: later nodes run first
 class Node:
     """A backward function in the graph (a tensor's ``grad_fn``)."""
 
-    __slots__ = (
-        "__weakref__",
-        "_freed",
-        "_num_outputs",
-        "_post_hooks",
-        "_pre_hooks",
-        "_retain_hooks",
-        "_view_version",  # the view output's version when made (see _layer._edge), or None
-        "next_functions",
-        "seq",
-    )
+    # Every recorded call makes a node, so it sets only what every node has; the fields
+    # most nodes keep at their defaults are class attributes, set on a node (in its
+    # ``__dict__``, made then) only when they change (Note [Recording cost]).
+    __slots__ = ("__dict__", "__weakref__", "next_functions", "seq")
+
+    _freed = False
+    _num_outputs = 1
+    _pre_hooks: list[Callable[..., Any]] | None = None
+    _post_hooks: list[Callable[..., Any]] | None = None
+    # retain_grad's hooks run after every other pre-hook, as in PyTorch.
+    _retain_hooks: list[Callable[..., Any]] | None = None
+    _view_version: int | None = None  # the view output's version when made (_layer._edge)
 
     def __init__(self, next_functions: tuple[tuple[Node | None, int], ...]) -> None:
         self.next_functions = next_functions
         self.seq = new_seq()
-        self._freed = False
-        self._num_outputs = 1
-        self._pre_hooks: list[Callable[..., Any]] | None = None
-        self._post_hooks: list[Callable[..., Any]] | None = None
-        # retain_grad's hooks run after every other pre-hook, as in PyTorch.
-        self._retain_hooks: list[Callable[..., Any]] | None = None
-        self._view_version: int | None = None
 
     def name(self) -> str:
         return type(self).__name__
@@ -407,6 +401,8 @@ def _edge_node(t: Any) -> Node | None:
 
 
 _ACCUMULATOR_LOCK = threading.Lock()  # Note [Concurrent accumulation]
+_allocate_lock = threading.Lock
+_new = object.__new__
 
 
 def grad_accumulator(t: Any) -> AccumulateGrad:
@@ -418,7 +414,11 @@ def grad_accumulator(t: Any) -> AccumulateGrad:
         with _ACCUMULATOR_LOCK:  # one live accumulator a leaf, whichever thread asks
             ref = t._grad_accumulator
             acc = ref() if ref is not None else None
-            if acc is None:
-                acc = AccumulateGrad(t)
+            if acc is None:  # AccumulateGrad(t), without its two __init__ frames
+                acc = _new(AccumulateGrad)
+                acc.next_functions = ()
+                acc.seq = new_seq()
+                acc.variable = t
+                acc.lock = _allocate_lock()
                 t._grad_accumulator = weakref.ref(acc)
     return acc

@@ -163,9 +163,6 @@ class OpNode(Node):
                 edges.append(_edge(t))
         self.next_functions = tuple(edges)
         self.seq = new_seq()
-        self._freed = False
-        self._pre_hooks = self._post_hooks = self._retain_hooks = None
-        self._view_version = None
         self.op = op
         self.formula = formula
         self._bound = bound
@@ -328,7 +325,7 @@ def _saved_tensors(spec: Spec, bound: dict[str, Any], out: Any, skip: str = "") 
 
 def _positional_saver(
     schema: Any, spec: Spec | None
-) -> Callable[[tuple[Any, ...], Any], list[Any]] | None:
+) -> Callable[[tuple[Any, ...], Any], Sequence[Any]] | None:
     """``_saved_tensors`` for a call with positional arguments only, read from ``args``
     by position (absent ones are their defaults), so the call need not be bound when it
     is recorded; None when the formula saves everything or a keyword-only argument."""
@@ -351,24 +348,35 @@ def _positional_saver(
             )
         )
 
+    if not plan and not result:  # add, sub, views...: nothing's value is read
+        return _save_nothing
+
     def saved(args: tuple[Any, ...], out: Any) -> list[Any]:
         found: list[Any] = []
         n = len(args)
         for i, value_default, c, condition_default in plan:
-            if c >= 0 and not any(
-                t.requires_grad for t in _tensors(args[c] if c < n else condition_default)
-            ):
-                continue
+            if c >= 0:  # saved only when the condition argument requires grad
+                w = args[c] if c < n else condition_default
+                bits = getattr(w, "_dispatch_bits", None)
+                if bits is None:  # a list of tensors, a number, None
+                    if not any(t.requires_grad for t in _tensors(w)):
+                        continue
+                elif not bits & REQUIRES_GRAD_BIT:
+                    continue
             v = args[i] if i < n else value_default
-            if type(v) is list or type(v) is tuple:
-                found.extend(t for t in v if getattr(t, "_dispatch_bits", None) is not None)
-            elif getattr(v, "_dispatch_bits", None) is not None:
+            if getattr(v, "_dispatch_bits", None) is not None:
                 found.append(v)
+            elif type(v) is list or type(v) is tuple:
+                found.extend(t for t in v if getattr(t, "_dispatch_bits", None) is not None)
         if result:
             found.extend(_tensors(out))
         return found
 
     return saved
+
+
+def _save_nothing(args: tuple[Any, ...], out: Any) -> tuple[()]:
+    return ()
 
 
 def _reads_self(spec: Spec | None, bound: dict[str, Any]) -> bool:
