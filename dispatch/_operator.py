@@ -770,13 +770,14 @@ class OpOverloadPacket:
     Overloads are bound lazily: ``packet.Tensor`` looks the overload up on first use.
     """
 
-    __slots__ = ("__dict__", "_name", "_ns", "_only", "_select_cache")
+    __slots__ = ("__dict__", "_name", "_ns", "_only", "_only_positional", "_select_cache")
 
     def __init__(self, ns: str, name: str) -> None:
         self._ns = ns
         self._name = name
         self._select_cache: dict[tuple[Any, ...], OpOverload] = {}
         self._only: OpOverload | None = None
+        self._only_positional: OpOverload | None = None
         self._clear_cache()
 
     @property
@@ -809,6 +810,12 @@ class OpOverloadPacket:
         only = self._only
         if only is not None:  # one overload: nothing to choose (most packets)
             return only(*args, **kwargs)
+        if not kwargs:
+            # A call without keywords fits only overloads with no required keyword-only
+            # argument: when one overload is such (``mm`` beside ``mm.out``), it is the one.
+            only = self._only_positional
+            if only is not None:
+                return only(*args)
         # Overload choice depends only on argument types (and list element types), so it
         # is cached per type signature: one dict lookup per call instead of binding.
         sig: tuple[Any, ...] = tuple(map(_type_sig, args))
@@ -842,6 +849,12 @@ class OpOverloadPacket:
         self._select_cache.clear()
         defined = self._defined()
         self._only = defined[0] if len(defined) == 1 else None
+        positional = [
+            op
+            for op in defined
+            if not any(a.kwarg_only and not a.has_default for a in op.schema.arguments)
+        ]
+        self._only_positional = positional[0] if len(positional) == 1 else None
         for k in [k for k in self.__dict__ if not k.startswith("_")]:
             del self.__dict__[k]
 

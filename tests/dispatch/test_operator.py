@@ -159,6 +159,29 @@ def test_single_overload_packet_passes_through(lib: Library, cpu: FakeTensor) ->
     assert log == [("cpu", (cpu,), {"n": 3})]
 
 
+def test_packet_with_one_keyword_free_overload_takes_it_for_calls_without_keywords(
+    lib: Library, cpu: FakeTensor
+) -> None:
+    """``mm`` beside ``mm.out``: a call without keywords fits only the overload with no
+    required keyword-only argument, so the packet calls it without choosing; with keywords
+    it chooses as before; a second such overload turns the shortcut off."""
+    lib.define("k(Tensor self, Tensor other) -> Tensor")
+    lib.define("k.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)")
+    lib.impl("k", _const("functional"), "CPU")
+    lib.impl("k.out", _const("out"), "CPU")
+    k = _ns(lib).k
+    assert k._only_positional is k.default
+    assert k(cpu, cpu) == "functional"
+    assert k(cpu, cpu, out=cpu) == "out"
+    assert k(cpu, other=cpu) == "functional"
+    with pytest.raises(SchemaBindError, match=f"{lib.ns}::k.*other"):
+        k(cpu, "text")  # the overload's own check names the operator and the argument
+    lib.define("k.Scalar(Tensor self, Scalar other) -> Tensor")
+    lib.impl("k.Scalar", _const("Scalar"), "CPU")
+    assert k._only_positional is None
+    assert k(cpu, 2.5) == "Scalar" and k(cpu, cpu) == "functional"
+
+
 # -- keys from the arguments --------------------------------------------------------------------------
 @pytest.fixture
 def optional_op(lib: Library) -> OpOverload:
