@@ -815,7 +815,11 @@ class OpOverloadPacket:
             # argument: when one overload is such (``mm`` beside ``mm.out``), it is the one.
             only = self._only_positional
             if only is not None:
-                return only(*args)
+                try:
+                    return only(*args)
+                except SchemaBindError:
+                    self._select(args, kwargs)  # the error naming every overload, if none fits
+                    raise  # the arguments fit: the error came from inside the call
         # Overload choice depends only on argument types (and list element types), so it
         # is cached per type signature: one dict lookup per call instead of binding.
         sig: tuple[Any, ...] = tuple(map(_type_sig, args))
