@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 import tensor
 from tensor import Tensor
 
-from . import errors, shapes
+from . import errors, fastpaths, shapes
 from .elementwise import Namespace, rename
 
 __all__ = ["CONVENTIONS", "Plan", "plan", "reduction"]
@@ -130,7 +130,7 @@ def _dims_dtype(
         along = _along_from(fn)
 
     def kernel(self: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
-        if dtype is None:
+        if dtype is None and fastpaths.ENABLED:  # Note [Tiny sums], Note [Fast-path switch]
             odt = direct.get(self._dtype)
             if odt is not None:
                 if dim is None and not keepdim:
