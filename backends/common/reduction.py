@@ -109,6 +109,10 @@ def _run(op: Any, fn: Callable[..., Any], ns: Namespace, accumulate: bool) -> Ca
     def run(self: Any, dim: Any, keepdim: bool, dtype: Any, *extra: Any) -> Any:
         p = plan(op, self, dim, keepdim, dtype, accumulate=accumulate)
         x = self._array
+        if dtype in _ACCUMULATE and self._dtype is not dtype:
+            # PyTorch casts to a half dtype= first and then accumulates in float32: the
+            # elements round to half precision before they are summed, not the total only.
+            x = x.astype(dtype.numpy_dtype)
         if self._dtype is not p.cdt:
             x = x.astype(p.cdt.numpy_dtype)
         out = fn(x, p.axes, keepdim, *extra)

@@ -126,13 +126,13 @@ def _same_values(a: np.ndarray, b: np.ndarray, rtol: float, what: str) -> None:
         a2, b2 = np.where(nan_a, 0, a), np.where(nan_b, 0, b)
         if rtol == 0:
             assert np.array_equal(a2, b2), f"{what}: values differ\n{a}\n{b}"
-            if a.dtype.kind == "f":
-                exact_zero = (a2 == 0) & (b2 == 0)
-                assert np.array_equal(np.signbit(a2)[exact_zero], np.signbit(b2)[exact_zero]), (
-                    f"{what}: signs of zero differ\n{a}\n{b}"
-                )
         else:
             np.testing.assert_allclose(a2, b2, rtol=rtol, atol=rtol, err_msg=what)
+        if a.dtype.kind == "f":  # signs of zero are exact whatever the tolerance
+            exact_zero = (a2 == 0) & (b2 == 0)
+            assert np.array_equal(np.signbit(a2)[exact_zero], np.signbit(b2)[exact_zero]), (
+                f"{what}: signs of zero differ\n{a}\n{b}"
+            )
     else:
         assert np.array_equal(a, b), f"{what}: values differ\n{a}\n{b}"
 
