@@ -104,8 +104,8 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             if meta:
                 return _make_meta(tuple(x.shape), odt, self._device)
             a = _compute(x, odt)
-            if a.ndim == 0 or a.size == 0:
-                out = xp.zeros_like(a) if log else xp.ones_like(a)
+            if a.ndim == 0 or a.size == 0:  # exp(x - x) / exp(x - x): NaN for inf or NaN
+                out = xp.where(xp.isfinite(a), 0 if log else 1, xp.nan).astype(a.dtype)
                 return _make(out.astype(odt.numpy_dtype), odt, self._device)
             shifted = a - xp.max(a, axis=d, keepdims=True)
             e = xp.exp(shifted)
@@ -298,7 +298,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             else xp.take(_compute(weight._array, dt), safe)
         )
         wt = xp.where(ignored, 0, wt)
-        nll = -picked * wt
+        nll = xp.where(ignored, 0, -picked * wt)  # an ignored row adds 0, even a NaN one's
         if eps > 0:
             smooth = -xp.sum(logp if w is None else logp * w, axis=cdim)
             smooth = xp.where(ignored, 0, smooth)
@@ -373,7 +373,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 sums = row_sum(e)
             p = e / sums[:, None]
             p[_rows(n), safe] -= 1
-            if kept != n:
+            if kept != n:  # ignored rows: 0 * p, NaN where p is (PyTorch's gradient too)
                 p *= keep[:, None]
         else:
             shifted = a - xp.max(a, axis=cdim, keepdims=True) if a.size else a

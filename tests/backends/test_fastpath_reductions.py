@@ -138,6 +138,8 @@ def operands(draw: st.DrawFn, ranks: tuple[int, ...] = (1, 2, 3)) -> tuple[Any, 
     sa, sb = draw(st.sampled_from(shape_of[ra])), draw(st.sampled_from(other_of[rb]))
     a = draw(tensors(dtypes=[dt], shapes=[sa], requires_grad=None))
     c = draw(tensors(dtypes=[dt2], shapes=[sb], requires_grad=None))
+    # PyTorch skips its dtype checks on some empty operands (listed, not copied)
+    assume((dt is dt2 and dt is not tt.bool) or (a.numel() and c.numel()))
     return _small(a), _small(c)
 
 
@@ -152,8 +154,6 @@ def _small(x: Any) -> Any:
 @settings(max_examples=200, deadline=None)
 @given(ab=operands(), op=st.sampled_from(["matmul", "mm", "bmm", "dot", "vdot", "outer"]))
 def test_products(ab: tuple[Any, Any], op: str) -> None:
-    # PyTorch skips its dtype check on some empty operands (listed, not copied)
-    assume(ab[0].dtype is ab[1].dtype or (ab[0].numel() and ab[1].numel()))
     def call(a: Any, b: Any) -> Any:
         return getattr(a, op)(b)
 
@@ -164,6 +164,8 @@ def test_products(ab: tuple[Any, Any], op: str) -> None:
 @given(ab=operands(ranks=(1, 2, 3)), bias=st.booleans())
 def test_linear(ab: tuple[Any, Any], bias: bool) -> None:
     x, w = ab
+    # PyTorch's 1-D weight with a bias goes through addmm, which wants a matrix (listed)
+    assume(not (bias and w.ndim == 1))
     if bias and w.ndim:
         b = tt.ones(w.shape[0], dtype=w.dtype)
         same_both_ways(F.linear, x, w, b, torch_call=torch and torch.nn.functional.linear)
@@ -210,6 +212,9 @@ def test_product_backward(ab: tuple[Any, Any]) -> None:
     log=st.booleans(),
 )
 def test_softmax(x: Any, dim: int, dtype: Any, log: bool) -> None:
+    # PyTorch skips its dtype check on an empty integer tensor (listed, not copied)
+    assume(x.numel() or x.dtype.is_floating_point or dtype is not None)
+
     def call(a: Any) -> Any:
         lib = F if isinstance(a, tt.Tensor) else torch.nn.functional
         d = dtype if lib is F or dtype is None else getattr(torch, str(dtype).rpartition(".")[2])
