@@ -118,7 +118,7 @@ def cat_inputs(draw: st.DrawFn) -> list[Any]:
 
 
 @settings(max_examples=250, deadline=None)
-@given(ts=cat_inputs(), dim=st.sampled_from([0, 1, -1, -2, 2, -3, True]))
+@given(ts=cat_inputs(), dim=st.sampled_from([0, 1, -1, -2, 2, -3, True, None, 1.0]))
 def test_cat(ts: list[Any], dim: Any) -> None:
     def call(*a: Any) -> Any:
         lib = tt if isinstance(a[0], tt.Tensor) else torch

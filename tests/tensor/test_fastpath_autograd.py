@@ -55,6 +55,8 @@ def _run(
         leaves[1].register_hook(lambda g: mine)
     elif hook == "return_new":
         leaves[1].register_hook(lambda g: g * 2)
+    elif hook == "return_detached":  # a new Tensor over the array of one the user keeps
+        leaves[2].register_hook(lambda g: (visible.append(g), g.detach())[1])
     values: list[Any] = list(leaves)
     for name, i, j in program:
         a, b = values[i % len(values)], values[j % len(values)]
@@ -92,7 +94,7 @@ def _run(
 @given(
     program=_STEPS,
     seed=st.sampled_from(["sum", "gradient", "expanded"]),
-    hook=st.sampled_from(["none", "keep", "return", "return_new"]),
+    hook=st.sampled_from(["none", "keep", "return", "return_new", "return_detached"]),
     create_graph=st.booleans(),
 )
 def test_stealing_gives_the_copying_paths_gradients(
@@ -105,14 +107,14 @@ def test_stealing_gives_the_copying_paths_gradients(
     for k, (s, c) in enumerate(zip(stolen, copied, strict=True)):
         assert (s is None) == (c is None), k
         if c is not None:
-            assert_same(s.detach(), c.detach(), what=f"leaf {k}'s .grad")
+            assert_same(s, c, what=f"leaf {k}'s .grad")  # requires_grad too (create_graph)
 
 
 @settings(max_examples=120, deadline=None)
 @given(
     program=_STEPS,
     seed=st.sampled_from(["sum", "gradient", "expanded"]),
-    hook=st.sampled_from(["none", "keep", "return", "return_new"]),
+    hook=st.sampled_from(["none", "keep", "return", "return_new", "return_detached"]),
     create_graph=st.booleans(),
 )
 def test_a_stolen_gradient_aliases_nothing_visible(

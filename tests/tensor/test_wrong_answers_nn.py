@@ -86,3 +86,26 @@ def test_sum_to_half_dtype_rounds_the_elements_first() -> None:
     # the elements become float16 (-65519 -> -65504), then add in float32.
     x = tt.tensor([0, -1, -65519], dtype=tt.int32)
     assert x.sum(dtype=tt.float16).item() == -65504.0
+
+
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+@pytest.mark.parametrize("shape", [(2, 3), (3,)])
+def test_cross_entropy_weighted_every_row_ignored_gradient_is_zero(
+    shape: tuple[int, ...], smoothing: float
+) -> None:
+    # PyTorch: the loss is nan (0 / 0) but the gradient is zeros, not nan.
+    x = tt.zeros(*shape, requires_grad=True)
+    t = tt.tensor([-100] * shape[0]) if len(shape) == 2 else tt.tensor(-100)
+    loss = F.cross_entropy(x, t, tt.tensor([1.0, 2.0, 3.0]), label_smoothing=smoothing)
+    assert math.isnan(loss.item())
+    loss.backward()
+    assert not x.grad.numpy().any() and not np.isnan(x.grad.numpy()).any()
+
+
+def test_backward_of_a_complex_scalar_needs_a_gradient() -> None:
+    # PyTorch: "grad can be implicitly created only for real scalar outputs".
+    x = tt.tensor(1 + 2j, requires_grad=True)
+    with pytest.raises(RuntimeError, match="real scalar outputs"):
+        (x * 2).backward()
+    (x * 2).backward(tt.tensor(1 + 0j))
+    assert x.grad.item() == 2
