@@ -234,3 +234,73 @@ def test_defaults_omitted_passed_or_named_agree(
             compare_with_torch(omitted, lambda a: torch_call(a).values, x)
         else:
             compare_with_torch(omitted, torch_call, x)
+
+
+# Values other than the defaults, for each case: a call that passes them must not take
+# the branch for omitted defaults (Note [Forwarding defaults]: the ``is`` test).
+_OTHER_VALUES: dict[str, dict[str, Any]] = {
+    "sum": {"dim": 0, "keepdim": True, "dtype": tt.float64},
+    "mean": {"dim": -1, "keepdim": True},
+    "std": {"dim": 0, "correction": 0, "keepdim": True},
+    "var": {"dim": 0, "correction": 2},
+    "prod": {"dim": 0, "keepdim": True},
+    "argmax": {"dim": 0, "keepdim": True},
+    "amax": {"dim": 0, "keepdim": True},
+    "count_nonzero": {"dim": 0},
+    "cumsum": {"dtype": tt.float64},
+    "logsumexp": {"keepdim": True},
+    "flatten": {"start_dim": 1},
+    "add": {"alpha": 3},
+    "sub": {"alpha": 0.5},
+    "div": {"rounding_mode": "floor"},
+    "topk": {"largest": False},
+    "clamp": {"min": 0.5, "max": 1.0},
+    "diagonal": {"offset": 1},
+    "tril": {"diagonal": -1},
+    "roll": {"dims": 0},
+    "softmax": {"dtype": tt.float64},
+    "round": {"decimals": 1},
+}
+
+
+def _to_torch_value(v: Any) -> Any:
+    return getattr(torch, str(v).rpartition(".")[2]) if isinstance(v, tt.dtype) else v
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    name=st.sampled_from(sorted(_OTHER_VALUES)),
+    x=tensors(dtypes=(tt.float32, tt.float64), shapes=[(2, 3), (2, 3, 4)], views=True),
+    method=st.booleans(),
+    data=st.data(),
+)
+def test_values_other_than_the_defaults_are_forwarded(
+    name: str, x: Any, method: bool, data: st.DataObject
+) -> None:
+    """Each non-default value reaches the kernel, alone or with others, as PyTorch's."""
+    other = _OTHER_VALUES[name]
+    chosen = data.draw(st.lists(st.sampled_from(sorted(other)), min_size=1, unique=True))
+    kw = {k: other[k] for k in chosen}
+    if "keepdim" in kw and "dim" in other:  # PyTorch's keepdim= needs a dim= (listed)
+        kw["dim"] = other["dim"]
+    fn = getattr(tt, name)
+
+    def call(a: Any) -> Any:
+        req = _required(name, tt.full((), 2.0, dtype=a.dtype))
+        if method and hasattr(a, name):
+            return getattr(a, name)(**req, **kw)
+        return fn(a, **req, **kw)
+
+    ours = outcome(call, x)
+    assert ours.error is None, (name, kw, ours)
+    if torch is not None:
+        tkw = {k: _to_torch_value(v) for k, v in kw.items()}
+
+        def torch_call(a: Any) -> Any:
+            req = _required(name, torch.full((), 2.0, dtype=a.dtype))
+            out = getattr(torch, name)(a, **req, **tkw)
+            return out.values if name == "topk" else out
+
+        if name == "topk":
+            ours = Outcome(value=ours.value.values)
+        compare_with_torch(ours, torch_call, x)
