@@ -109,3 +109,12 @@ def test_backward_of_a_complex_scalar_needs_a_gradient() -> None:
         (x * 2).backward()
     (x * 2).backward(tt.tensor(1 + 0j))
     assert x.grad.item() == 2
+
+
+def test_float32_scans_accumulate_in_float64() -> None:
+    # torch.cumprod(torch.tensor([7e4, 1e38, 0.0]), 0) == [7e4, inf, 0]: PyTorch's CPU
+    # scans of float32 run in double, so the overflowed product times 0 is 0, not NaN.
+    out = tt.cumprod(tt.tensor([7e4, 1e38, 0.0]), 0)
+    assert out.dtype is tt.float32
+    assert out.tolist() == [7e4, math.inf, 0.0]
+    assert tt.cumsum(tt.tensor([3e38, 3e38, -3e38]), 0).tolist()[2] == pytest.approx(3e38)
