@@ -292,7 +292,6 @@ def test_values_other_than_the_defaults_are_forwarded(
         return fn(a, **req, **kw)
 
     ours = outcome(call, x)
-    assert ours.error is None, (name, kw, ours)
     if torch is not None:
         tkw = {k: _to_torch_value(v) for k, v in kw.items()}
 
@@ -301,6 +300,6 @@ def test_values_other_than_the_defaults_are_forwarded(
             out = getattr(torch, name)(a, **req, **tkw)
             return out.values if name == "topk" else out
 
-        if name == "topk":
+        if name == "topk" and ours.error is None:
             ours = Outcome(value=ours.value.values)
         compare_with_torch(ours, torch_call, x)
