@@ -158,6 +158,8 @@ def assert_same(fast: Any, general: Any, *, rtol: float = 0.0, what: str = "resu
     assert isinstance(fast, tt.Tensor), f"{what}: {type(fast)} is not a Tensor"
     assert fast.dtype is general.dtype, f"{what}: dtype {fast.dtype} != {general.dtype}"
     assert fast.shape == general.shape, f"{what}: shape {fast.shape} != {general.shape}"
+    fa, ga = getattr(fast._array, "dtype", None), getattr(general._array, "dtype", None)
+    assert fa == ga, f"{what}: the arrays' dtypes {fa} != {ga} (a mislabelled array)"
     assert str(fast.device) == str(general.device), f"{what}: {fast.device} != {general.device}"
     assert fast.requires_grad == general.requires_grad, f"{what}: requires_grad differs"
     assert (fast._base is None) == (general._base is None), (
