@@ -16,7 +16,7 @@ from typing import Any
 import tensor
 from tensor import Tensor
 
-from . import errors, shapes
+from . import errors, fastpaths, shapes
 from .elementwise import MetaNamespace, Namespace
 
 __all__ = ["cat_result", "kernels"]
@@ -126,7 +126,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         # error it raises sends the call down the validating path below, which raises
         # PyTorch's message (or, for legacy 1-D empty tensors, skips them).  Devices are
         # not compared here: arrays of another device make the library raise.
-        if not meta and tensors:
+        if not meta and tensors and fastpaths.ENABLED:
             first = tensors[0]
             dt = first._dtype
             arrays = [t._array for t in tensors if t._dtype is dt]

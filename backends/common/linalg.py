@@ -17,7 +17,7 @@ from typing import Any
 import tensor
 from tensor import Tensor
 
-from . import errors, shapes
+from . import errors, fastpaths, shapes
 from .elementwise import Namespace, rename
 
 __all__ = [
@@ -191,6 +191,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             dt = self._dtype
             if (
                 dt in direct
+                and fastpaths.ENABLED
                 and type(other) is Tensor
                 and other._dtype is dt
                 and self._device is other._device

@@ -18,7 +18,7 @@ from typing import Any
 import tensor
 from tensor import Tensor
 
-from . import errors, shapes
+from . import errors, fastpaths, shapes
 from .elementwise import MetaNamespace, Namespace
 
 __all__ = ["REDUCTIONS", "kernels"]
@@ -84,7 +84,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     def _softmax(op: str, log: bool) -> Callable[..., Any]:
         def kernel(self: Any, dim: Any, dtype: Any = None) -> Any:
             dt = self._dtype
-            if fast and dtype is None and dt in _FAST and type(dim) is int:
+            if fast and dtype is None and dt in _FAST and type(dim) is int and fastpaths.ENABLED:
                 x = self._array
                 n = x.ndim
                 if n and -n <= dim < n and x.size:
@@ -104,8 +104,8 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             if meta:
                 return _make_meta(tuple(x.shape), odt, self._device)
             a = _compute(x, odt)
-            if a.ndim == 0 or a.size == 0:
-                out = xp.zeros_like(a) if log else xp.ones_like(a)
+            if a.ndim == 0 or a.size == 0:  # exp(x - x) / exp(x - x): NaN for inf or NaN
+                out = xp.where(xp.isfinite(a), 0 if log else 1, xp.nan).astype(a.dtype)
                 return _make(out.astype(odt.numpy_dtype), odt, self._device)
             shifted = a - xp.max(a, axis=d, keepdims=True)
             e = xp.exp(shifted)
@@ -194,7 +194,10 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         ignore_index: Any = -100, label_smoothing: float = 0.0,
     ) -> Any:  # fmt: skip
         x, t = self._array, target._array
-        # Fast path (ci/bench/ops.py): (N, C) logits, N class indices, a mean, nothing else.
+        # Fast path (ci/bench/ops.py): (N, C) logits, N class indices, a mean, nothing else:
+        # no weight, no smoothing, and a negative ignore_index (the default -100), so that
+        # targets all >= 0 ignore no row (a target equal to ignore_index must be left out
+        # of the mean, which only the general path does).
         # Note [Cross-entropy fast path]: one shift for the whole batch (the largest logit)
         # instead of per-row maxima, whose axis reductions cost most of the call on small
         # batches.  log-sum-exp is exact under any shift unless a row's exp() sums
@@ -202,6 +205,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         # inf/nan logits) the smallest row sum says so and the per-row path below runs.
         if (
             reduction == 1 and weight is None and not label_smoothing and not meta
+            and ignore_index < 0 and fastpaths.ENABLED
             and x.ndim == 2 and t.ndim == 1 and self._dtype in _FAST and target._dtype is _INT64
             and t.shape[0] == x.shape[0] and t.shape[0] and int(min_all(t)) >= 0
         ):  # fmt: skip
@@ -294,7 +298,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             else xp.take(_compute(weight._array, dt), safe)
         )
         wt = xp.where(ignored, 0, wt)
-        nll = -picked * wt
+        nll = xp.where(ignored, 0, -picked * wt)  # an ignored row adds 0, even a NaN one's
         if eps > 0:
             smooth = -xp.sum(logp if w is None else logp * w, axis=cdim)
             smooth = xp.where(ignored, 0, smooth)
@@ -354,7 +358,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             lo, hi = int(min_all(safe)), int(max_all(safe))
             if lo < 0 or hi >= classes:
                 raise IndexError(f"{op}(): Target {hi if hi >= classes else lo} is out of bounds.")
-        if x.ndim == 2 and x.size:
+        if x.ndim == 2 and x.size and fastpaths.ENABLED:
             # Note [Cross-entropy fast path]: one shift for the batch, per-row when a row's
             # sum could underflow under it.
             n = x.shape[0]
@@ -369,7 +373,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 sums = row_sum(e)
             p = e / sums[:, None]
             p[_rows(n), safe] -= 1
-            if kept != n:
+            if kept != n:  # ignored rows: 0 * p, NaN where p is (PyTorch's gradient too)
                 p *= keep[:, None]
         else:
             shifted = a - xp.max(a, axis=cdim, keepdims=True) if a.size else a

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 import tensor
 from tensor import Tensor
 
-from . import errors, shapes
+from . import errors, fastpaths, shapes
 from .elementwise import Namespace, rename
 
 __all__ = ["CONVENTIONS", "Plan", "plan", "reduction"]
@@ -109,6 +109,10 @@ def _run(op: Any, fn: Callable[..., Any], ns: Namespace, accumulate: bool) -> Ca
     def run(self: Any, dim: Any, keepdim: bool, dtype: Any, *extra: Any) -> Any:
         p = plan(op, self, dim, keepdim, dtype, accumulate=accumulate)
         x = self._array
+        if dtype in _ACCUMULATE and self._dtype is not dtype:
+            # PyTorch casts to a half dtype= first and then accumulates in float32: the
+            # elements round to half precision before they are summed, not the total only.
+            x = x.astype(dtype.numpy_dtype)
         if self._dtype is not p.cdt:
             x = x.astype(p.cdt.numpy_dtype)
         out = fn(x, p.axes, keepdim, *extra)
@@ -130,7 +134,7 @@ def _dims_dtype(
         along = _along_from(fn)
 
     def kernel(self: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
-        if dtype is None:
+        if dtype is None and fastpaths.ENABLED:  # Note [Tiny sums], Note [Fast-path switch]
             odt = direct.get(self._dtype)
             if odt is not None:
                 if dim is None and not keepdim:

@@ -20,7 +20,7 @@ from typing import Any
 from tensor import Tensor
 from tensor.layout import infer_size
 
-from . import shapes
+from . import fastpaths, shapes
 
 __all__ = ["kernels", "strided_diagonal"]
 
@@ -57,7 +57,7 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
 
     def _raw(x: Any, size: Any, copy: bool | None) -> Any:
         """``reshape_raw(x, size, copy)``, or None where the general path must decide."""
-        if reshape_raw is None or not isinstance(size, (list, tuple)):
+        if reshape_raw is None or not fastpaths.ENABLED or not isinstance(size, (list, tuple)):
             return None
         try:
             if min(size) < -1:
@@ -95,6 +95,7 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
         n = x.ndim
         if (  # a matrix's two dims: .T (autograd's mT)
             n == 2
+            and fastpaths.ENABLED
             and type(dim0) is int
             and type(dim1) is int
             and -2 <= dim0 < 2
@@ -259,7 +260,7 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
     def unsqueeze(self: Any, dim: Any) -> Any:
         x = self._array
         n = x.ndim + 1
-        if type(dim) is int and -n <= dim < n:  # Note [View fast path]
+        if type(dim) is int and -n <= dim < n and fastpaths.ENABLED:  # Note [View fast path]
             d = dim % n
         else:
             d = _dim("unsqueeze", dim, n)

@@ -64,6 +64,12 @@ def _logsumexp(x: Any, axes: Any, keepdim: bool) -> Any:
     return out if keepdim else np.squeeze(out, axis=axes)
 
 
+def _scan_dtype(x: Any) -> Any:
+    """PyTorch's CPU scans of float32 accumulate in float64 (``acc_type``): a running
+    product that overflows float32 and then meets a 0 gives 0, not inf * 0 = NaN."""
+    return np.float64 if x.dtype == np.float32 else None
+
+
 def _norm(x: Any, axes: Any, keepdim: bool, p: Any) -> Any:
     a = np.abs(x)
     if p == 2:
@@ -95,8 +101,8 @@ REDUCTIONS: dict[str, tuple[Any, bool]] = {
     "std": (lambda x, axes, keepdim, c: np.sqrt(_var(x, axes, keepdim, c)), True),
     "norm": (_norm, True),
     "linalg_vector_norm": (_norm, True),
-    "cumsum": (lambda x, axis: np.cumsum(x, axis=axis), True),
-    "cumprod": (lambda x, axis: np.cumprod(x, axis=axis), True),
+    "cumsum": (lambda x, axis: np.cumsum(x, axis=axis, dtype=_scan_dtype(x)), True),
+    "cumprod": (lambda x, axis: np.cumprod(x, axis=axis, dtype=_scan_dtype(x)), True),
 }
 # Note [Tiny sums]
 # ``x.sum()`` of a small float32/float64 vector is a hot call (ci/bench/ops.py), and

@@ -35,6 +35,11 @@ def _make_grads(outputs: tuple[Any, ...], grads: tuple[Any, ...], what: str) -> 
                     f"{what}: grad can be implicitly created only for scalar outputs, but output "
                     f"{i} has shape {list(out.shape)}; pass a gradient for it"
                 )
+            if out.dtype.is_complex:  # PyTorch: d out / d out is ambiguous for complex out
+                raise RuntimeError(
+                    f"{what}: grad can be implicitly created only for real scalar outputs, but "
+                    f"output {i} has dtype {out.dtype.name}; pass a gradient for it"
+                )
             g = ops.core.ones_like(out)
         elif tuple(g.shape) != tuple(out.shape):
             raise RuntimeError(

@@ -132,6 +132,8 @@ def _cross_entropy(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
             denominator = core.sum(hot * w)
         else:
             denominator = core.sum(kept)
+        # Every row ignored: coef is all zeros and so is PyTorch's gradient (not 0 / 0).
+        denominator = denominator + core.eq(core.sum(kept), 0)
     if reduction == 0:  # none
         scale = core.unsqueeze(g, cdim)
     elif reduction == 1:  # mean

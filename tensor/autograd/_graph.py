@@ -1,7 +1,9 @@
 """The autograd graph and its engine.
 
-Imports: the standard library and sibling autograd modules (the engine calls
-operators through the tensors it is given; it never imports ``tensor._tensor``).
+Imports: the standard library, sibling autograd modules, and ``backends.common.fastpaths``
+(the switch of Note [Fast-path switch], which stealing gradients tests; a leaf module).
+The engine calls operators through the tensors it is given; it never imports
+``tensor._tensor``.
 
 A ``Node`` is a tensor's ``grad_fn``: it knows how to turn gradients of its
 outputs into gradients of its inputs, and its ``next_functions`` are the edges
@@ -26,6 +28,8 @@ import weakref
 from collections.abc import Callable, Sequence
 from sys import getrefcount
 from typing import Any
+
+from backends.common import fastpaths
 
 from . import _grad_mode
 
@@ -111,7 +115,8 @@ class Node:
 # its array (``_STEALABLE_REFS``), the array owns its memory and is C-contiguous, and
 # grad mode is off (under create_graph the gradient has history to keep).  It saves a
 # copy per parameter per step (ci/bench/autograd.py).  Where reference counts are not
-# exact (another Python implementation, a free-threaded build) nothing is stolen.
+# exact (another Python implementation, a free-threaded build) nothing is stolen, nor
+# with the fast paths off (Note [Fast-path switch]): then every first gradient is copied.
 def _stealable(grad: Any, var: Any) -> bool:
     array = grad._array
     return (
@@ -192,7 +197,7 @@ class AccumulateGrad(Node):
                 # copy unless it can be stolen (Note [Stealing gradients]).
                 if enabled:
                     var.grad = grad.clone()
-                elif _stealable(grad, var):
+                elif fastpaths.ENABLED and _stealable(grad, var):
                     var.grad = (
                         grad if grad.grad_fn is None and not grad.requires_grad else grad.detach()
                     )

@@ -126,13 +126,13 @@ def _same_values(a: np.ndarray, b: np.ndarray, rtol: float, what: str) -> None:
         a2, b2 = np.where(nan_a, 0, a), np.where(nan_b, 0, b)
         if rtol == 0:
             assert np.array_equal(a2, b2), f"{what}: values differ\n{a}\n{b}"
-            if a.dtype.kind == "f":
-                exact_zero = (a2 == 0) & (b2 == 0)
-                assert np.array_equal(np.signbit(a2)[exact_zero], np.signbit(b2)[exact_zero]), (
-                    f"{what}: signs of zero differ\n{a}\n{b}"
-                )
         else:
             np.testing.assert_allclose(a2, b2, rtol=rtol, atol=rtol, err_msg=what)
+        if a.dtype.kind == "f":  # signs of zero are exact whatever the tolerance
+            exact_zero = (a2 == 0) & (b2 == 0)
+            assert np.array_equal(np.signbit(a2)[exact_zero], np.signbit(b2)[exact_zero]), (
+                f"{what}: signs of zero differ\n{a}\n{b}"
+            )
     else:
         assert np.array_equal(a, b), f"{what}: values differ\n{a}\n{b}"
 
@@ -158,6 +158,8 @@ def assert_same(fast: Any, general: Any, *, rtol: float = 0.0, what: str = "resu
     assert isinstance(fast, tt.Tensor), f"{what}: {type(fast)} is not a Tensor"
     assert fast.dtype is general.dtype, f"{what}: dtype {fast.dtype} != {general.dtype}"
     assert fast.shape == general.shape, f"{what}: shape {fast.shape} != {general.shape}"
+    fa, ga = getattr(fast._array, "dtype", None), getattr(general._array, "dtype", None)
+    assert fa == ga, f"{what}: the arrays' dtypes {fa} != {ga} (a mislabelled array)"
     assert str(fast.device) == str(general.device), f"{what}: {fast.device} != {general.device}"
     assert fast.requires_grad == general.requires_grad, f"{what}: requires_grad differs"
     assert (fast._base is None) == (general._base is None), (
