@@ -47,12 +47,31 @@ def _mean(x: Any, axes: Any, keepdim: bool) -> Any:
     return np.true_divide(np.add.reduce(x, axis=axes, keepdims=keepdim), _count(x, axes))
 
 
-def _var(x: Any, axes: Any, keepdim: bool, correction: Any) -> Any:
+# PyTorch's CPU var/std accumulate single precision in double (its Welford's acc type), so
+# a float32 deviation of 1e38 squares without overflowing; std takes the root in double too.
+_VAR_ACC = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}
+
+
+def _var64(x: Any, axes: Any, keepdim: bool, correction: Any) -> Any:
+    """var in the accumulation dtype (float64 for float32); the caller casts back."""
+    acc = _VAR_ACC.get(x.dtype)
+    if acc is not None:
+        x = x.astype(acc)
     n = _count(x, axes)
     d = x - np.true_divide(np.add.reduce(x, axis=axes, keepdims=True), n)
     sq = (d.real * d.real + d.imag * d.imag) if d.dtype.kind == "c" else d * d
     # PyTorch clamps the divisor at 0: too few elements give inf or nan, never a sign flip.
     return np.true_divide(np.add.reduce(sq, axis=axes, keepdims=keepdim), max(n - correction, 0))
+
+
+def _var(x: Any, axes: Any, keepdim: bool, correction: Any) -> Any:
+    out = _var64(x, axes, keepdim, correction)
+    return out.astype(x.real.dtype, copy=False) if x.dtype in _VAR_ACC else out
+
+
+def _std(x: Any, axes: Any, keepdim: bool, correction: Any) -> Any:
+    out = np.sqrt(_var64(x, axes, keepdim, correction))
+    return out.astype(x.real.dtype, copy=False) if x.dtype in _VAR_ACC else out
 
 
 def _logsumexp(x: Any, axes: Any, keepdim: bool) -> Any:
@@ -98,7 +117,7 @@ REDUCTIONS: dict[str, tuple[Any, bool]] = {
     "logsumexp": (_logsumexp, True),
     "count_nonzero": (lambda x, axes, keepdim: np.count_nonzero(x, axis=axes), False),
     "var": (_var, True),
-    "std": (lambda x, axes, keepdim, c: np.sqrt(_var(x, axes, keepdim, c)), True),
+    "std": (_std, True),
     "norm": (_norm, True),
     "linalg_vector_norm": (_norm, True),
     "cumsum": (lambda x, axis: np.cumsum(x, axis=axis, dtype=_scan_dtype(x)), True),

@@ -118,3 +118,17 @@ def test_float32_scans_accumulate_in_float64() -> None:
     assert out.dtype is tt.float32
     assert out.tolist() == [7e4, math.inf, 0.0]
     assert tt.cumsum(tt.tensor([3e38, 3e38, -3e38]), 0).tolist()[2] == pytest.approx(3e38)
+
+
+def test_float32_var_and_std_accumulate_in_double() -> None:
+    """PyTorch's CPU var/std accumulate float32 in double: a deviation of 1e38 squares
+    without overflowing, and std takes the root before rounding (found by the
+    forwarding property test)."""
+    x = [[0.0, 0.0, 0.0], [0.0, 0.0, 1e38]]
+    std = tt.tensor(x).std(correction=1)
+    assert std.dtype is tt.float32 and math.isfinite(std.item())
+    assert std.item() == pytest.approx(4.0825e37, rel=1e-4)
+    var = tt.tensor(x).var(1)
+    assert var.dtype is tt.float32 and var[0].item() == 0.0 and math.isinf(var[1].item())
+    c = tt.tensor([1 + 2j, 3 - 1j, 0j], dtype=tt.complex64)
+    assert c.var().dtype is tt.float32 and c.var().item() == pytest.approx(14 / 3, rel=1e-6)
