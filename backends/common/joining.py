@@ -121,8 +121,9 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         return [t._array if t._dtype is dt else t._array.astype(np_dtype) for t in tensors]
 
     def cat(tensors: Any, dim: Any = 0) -> Any:
-        # Fast path (ci/bench/ops.py: cat of ten small tensors): one dtype and an int dim.
-        # The array library checks the rest (shapes, 0-d arrays, the dim's range), and any
+        # Fast path (ci/bench/ops.py: cat of ten small tensors): one dtype (the call's
+        # validation has made ``dim`` an integer).  The array library checks the rest
+        # (shapes, 0-d arrays, the dim's range), and any
         # error it raises sends the call down the validating path below, which raises
         # PyTorch's message (or, for legacy 1-D empty tensors, skips them).  Devices are
         # not compared here: arrays of another device make the library raise.
@@ -130,7 +131,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             first = tensors[0]
             dt = first._dtype
             arrays = [t._array for t in tensors if t._dtype is dt]
-            if len(arrays) == len(tensors) and type(dim) is int:
+            if len(arrays) == len(tensors):
                 try:
                     return _make(concat(arrays, dim), dt, first._device)
                 except (ValueError, TypeError, OverflowError):

@@ -357,3 +357,36 @@ def test_cross_entropy_fast_path_guard(
 
     # The shared shift rounds differently from per-row maxima (Note [Cross-entropy fast path])
     same_both_ways(call, x, t, rtol=1e-6, torch_call=call)
+
+
+# -- guards the random draws reach too rarely ---------------------------------------------------
+@pytest.mark.parametrize("shape", [(0,), (2, 0), (0, 3), (1, 0, 2)])
+@pytest.mark.parametrize("dtype", [tt.float32, tt.float64])
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_of_empty_tensors(shape: tuple[int, ...], dtype: Any, log: bool) -> None:
+    """Empty inputs leave the softmax fast path (``x.size``); every dim, both ways."""
+    x = tt.zeros(shape, dtype=dtype)
+    fn = F.log_softmax if log else F.softmax
+    for dim in range(-len(shape), len(shape)):
+        same_both_ways(
+            lambda a, d=dim: fn(a, d),
+            x,
+            torch_call=lambda a, d=dim: (
+                torch.nn.functional.log_softmax if log else torch.nn.functional.softmax
+            )(a, d),
+        )
+
+
+@pytest.mark.parametrize("dtype", [tt.float16, tt.bfloat16])
+@pytest.mark.parametrize("dim", [None, 0, 1, -1])
+def test_half_sums_accumulate_in_float32(dtype: Any, dim: Any) -> None:
+    """Half-precision sums never take the same-dtype fast path: PyTorch accumulates them
+    in float32, so partial sums that overflow or round away in half precision do not."""
+    row = [6e4, 6e4, -6e4, -6e4] if dtype is tt.float16 else [256.0] + [1.0] * 8 + [-256.0]
+    x = tt.tensor([row, row[::-1]], dtype=dtype)
+
+    def call(a: Any) -> Any:
+        return a.sum() if dim is None else a.sum(dim)
+
+    out = same_both_ways(call, x, torch_call=call)
+    assert out.error is None and bool((out.value == call(x.float()).to(dtype)).all())
