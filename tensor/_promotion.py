@@ -164,10 +164,17 @@ def _wrapped_dtype(d: dtype) -> dtype:
 
 
 def binary_result_type(a: Any, b: Any) -> dtype:
-    """``result_type(a, b)`` with the common same-dtype case first (kernels' fast path)."""
+    """``result_type(a, b)`` with the common same-dtype case first (kernels' fast path).
+
+    The shortcut is a fast path (Note [Fast-path switch]): a tensor and another tensor
+    of its dtype, not a wrapped number (which promotes by category).  ``fastpaths`` is
+    imported here, not at the top: ``backends`` imports ``tensor``.
+    """
+    from backends.common import fastpaths
+
     da = a._dtype
     db = getattr(b, "_dtype", None)
-    if da is db and not getattr(b, "_wrapped_number", False):
+    if da is db and not getattr(b, "_wrapped_number", False) and fastpaths.ENABLED:
         return da
     return result_type(a, b)
 

@@ -21,8 +21,9 @@ import numpy as np
 import tensor
 from tensor import Tensor
 
-from . import errors, shapes
+from . import errors, fastpaths, shapes
 from .elementwise import Namespace, rename
+from .numbers import check_fits
 
 __all__ = [
     "arange_length",
@@ -190,8 +191,11 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
         dtypes = row.dtypes
 
         def kernel(size: Any, *, dtype: Any = None, device: Any = None) -> Any:
-            dt = dtype if dtype in dtypes else factory_dtype(row, dtype)
-            dev = device if type(device) is device_type else _dev(device)
+            # Fast path: a dtype and a device object given (the BackendSelect kernel's
+            # normalised ones) are used as they are; anything else is checked.
+            fast = fastpaths.ENABLED
+            dt = dtype if dtype in dtypes and fast else factory_dtype(row, dtype)
+            dev = device if type(device) is device_type and fast else _dev(device)
             return _make(fill(size_of(name, size), dtype=dt.numpy_dtype), dt, dev)
 
         out[name] = rename(kernel, name, ns)
@@ -202,6 +206,7 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
 
     def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
         dt = factory_dtype(op("full"), dtype, (fill_value,))
+        check_fits("full", fill_value, dt, "fill_value")  # Note [Numbers that overflow]
         arr = xp.full(
             size_of("full", size), fill_value if dt.kind else bool(fill_value), dtype=dt.numpy_dtype
         )
@@ -225,12 +230,18 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
             and start == 0
             and step == 1
             and dtype is None
-            and 0 <= end < _INT64_MAX
+            and 0 <= end <= _INT64_MAX // 8  # the general path checks bigger sizes
+            and fastpaths.ENABLED
         ):
             dev = device if type(device) is device_type else _dev(device)
             return _make(raw_arange(end, dtype=np.int64), int64, dev)
         dt = factory_dtype(op("arange"), dtype, (start, end, step))
         n = arange_length(start, end, step)
+        if n * dt.itemsize > _INT64_MAX:  # NumPy would wrap the size around
+            raise RuntimeError(
+                f"arange(): Storage size calculation overflowed with sizes=[{n}] (from "
+                f"start={start}, end={end}, step={step})"
+            )
         if dt.kind <= 1:
             # Integer results: PyTorch casts start and step to the dtype (truncating) after
             # sizing the result in double, and rejects a step that truncates to 0.
@@ -349,7 +360,10 @@ _INT64_MAX = 2**63 - 1
 
 
 def _dev(device: Any) -> Any:
-    return tensor.device("cpu") if device is None else tensor.device(device)
+    if device is None:
+        return tensor.device("cpu")
+    d = tensor.device(device)  # a CPU tensor's device is ``cpu``, even made on "cpu:0"
+    return d if d.index is None or d.type == "cuda" else tensor.device(d.type)
 
 
 def generator_engine(generator: Any, device: Any, device_type: str, factory: Any) -> Any:
