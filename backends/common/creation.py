@@ -207,6 +207,8 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
     def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
         dt = factory_dtype(op("full"), dtype, (fill_value,))
         check_fits("full", fill_value, dt, "fill_value")  # Note [Numbers that overflow]
+        if type(fill_value) is int and fill_value < 0 and dt.kind == 1 and dt.name[0] == "u":
+            fill_value %= 1 << (8 * dt.itemsize)  # unsigned: -1 wraps to 255, as PyTorch
         arr = xp.full(
             size_of("full", size), fill_value if dt.kind else bool(fill_value), dtype=dt.numpy_dtype
         )

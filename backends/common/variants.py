@@ -106,6 +106,8 @@ def _direct_inplace(
     (Note [In-place fast path] in backends/cpu/elementwise.py); else the general way."""
 
     def kernel(self: Any, other: Any, **kwargs: Any) -> Any:
+        if type(other) is Tensor:  # Note [Overlapping writes], on both paths
+            overlap.check_in_place(name, self._array, other._array)
         dt = self._dtype
         if (
             (
@@ -120,7 +122,6 @@ def _direct_inplace(
             and fastpaths.ENABLED
         ):
             a = self._array
-            overlap.check_in_place(name, a, other._array)
             try:
                 result = fn(a, other._array)
             except (ValueError, TypeError):

@@ -1,0 +1,92 @@
+"""Regressions: elementwise answers that differed from PyTorch 2.13's."""
+
+from __future__ import annotations
+
+import pytest
+
+import tensor as tt
+
+OVERLAP = "single memory location"
+
+
+@pytest.mark.parametrize(
+    "call", [lambda x: x - True, lambda x: x.sub(True), lambda x: x.sub_(True)]
+)
+def test_bool_number_subtraction_is_refused(call):
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool"):
+        call(tt.tensor([1.0, 2.0]))
+
+
+@pytest.mark.parametrize(
+    ("x", "alpha", "match"),
+    [
+        (tt.tensor([1, 2]), 1.0, "floating point"),
+        (tt.tensor([1.0, 2.0]), True, "Boolean alpha"),
+        (tt.tensor([1.0, 2.0]), 1 + 0j, "complex"),
+    ],
+)
+@pytest.mark.parametrize("op", ["add", "add_", "sub", "sub_"])
+def test_alpha_that_is_not_int_one_is_checked(x, alpha, match, op):
+    with pytest.raises(RuntimeError, match=match):
+        getattr(x.clone(), op)(x, alpha=alpha)
+
+
+@pytest.mark.parametrize("dt", [tt.float16, tt.bfloat16])
+def test_low_precision_numbers_are_computed_in_float32(dt):
+    assert (tt.tensor([0.01], dtype=tt.float16) * 70000).item() == 700
+    assert (70000 * tt.tensor([0.01], dtype=tt.float16)).item() == 700
+    assert tt.tensor([0.01], dtype=tt.float16).mul_(70000).item() == 700
+    assert (tt.tensor([1e4], dtype=dt) * 1e-8).item() > 0
+    assert (tt.tensor([0.01], dtype=tt.float16) / 70000).item() > 0
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda z: z.add_(z.T),
+        lambda z: z[1:].add_(z[:-1]),
+        lambda z: tt.add(z[:-1], 1, out=z[1:]),
+        lambda z: tt.sin(z[:-1], out=z[1:]),
+    ],
+)
+def test_partly_overlapping_writes_are_refused(call):
+    with pytest.raises(RuntimeError, match=OVERLAP):
+        call(tt.arange(4.0).reshape(2, 2))
+
+
+def test_overlap_allowed_cases():
+    z = tt.arange(4.0)
+    assert z.add_(z).tolist() == [0.0, 2.0, 4.0, 6.0]
+    assert tt.add(z, 1, out=z).tolist() == [1.0, 3.0, 5.0, 7.0]
+    assert tt.zeros(0).expand(3, 0).add_(1).shape == (3, 0)
+    with pytest.raises(RuntimeError, match="more than one element"):
+        tt.zeros(1, 2).expand(3, 2).add_(1)
+
+
+def test_cpu_index_zero():
+    assert str(tt.zeros(2, device="cpu:0").device) == "cpu"
+    assert str(tt.device("cpu:0")) == "cpu:0"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: tt.arange(2**63 - 1),
+        lambda: tt.arange(2**62),
+        lambda: tt.where(tt.tensor([True, False]), tt.tensor([1, 2], dtype=tt.int32), 2**40),
+        lambda: tt.clamp(tt.tensor([1, 2], dtype=tt.int32), max=2**40),
+        lambda: tt.tensor([1, 2], dtype=tt.int32).masked_fill(tt.tensor([True, False]), 2**40),
+        lambda: tt.full((2,), 2**40, dtype=tt.int32),
+        lambda: tt.full((2,), 1e6, dtype=tt.float16),
+        lambda: tt.zeros(2, dtype=tt.int32).fill_(2**40),
+        lambda: tt.zeros(2, dtype=tt.uint8).fill_(-256),
+    ],
+)
+def test_refused_as_in_pytorch(call):
+    with pytest.raises(RuntimeError):
+        call()
+
+
+def test_unsigned_negative_numbers_wrap():
+    assert tt.full((1,), -1, dtype=tt.uint8).item() == 255
+    assert tt.where(tt.tensor([False]), tt.tensor([1], dtype=tt.uint8), -1).item() == 255
