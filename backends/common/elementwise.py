@@ -220,15 +220,16 @@ _NO_BOOL_OPERAND = frozenset({"sub", "rsub"})
 
 # Note [Opmath for numbers]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~
-# PyTorch computes add, sub, mul and div of a float16 or bfloat16 tensor and a Python
+# PyTorch computes mul and div of a float16 or bfloat16 tensor and a Python
 # number in float32 ("opmath"): the number is converted to float32, not to the tensor's
 # dtype, and only the result is rounded (``float16 0.01 * 70000`` is 700, not inf, and
 # ``float16 1e4 * 1e-8`` is 1e-4, not 0).  NumPy 2 converts a Python number to the
 # array's dtype first (NEP 50), so the scalar kernels of these ops widen the array to
-# float32 and let ``finish`` round the result back.  On both paths: the fast path
+# float32 and let ``finish`` round the result back.  add and sub round the number to
+# the tensor's dtype first in PyTorch too (float16 ``63 - 64.15625`` is -1.125).  On both paths: the fast path
 # chooses the dtype, the widening is part of the math.
 _OPMATH = frozenset({tensor.float16, tensor.bfloat16})
-_OPMATH_OPS = frozenset({"add", "sub", "mul", "div", "rsub"})
+_OPMATH_OPS = frozenset({"mul", "div"})
 _FLOAT32_NP = tensor.float32.numpy_dtype
 
 
