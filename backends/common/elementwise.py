@@ -220,16 +220,22 @@ _NO_BOOL_OPERAND = frozenset({"sub", "rsub"})
 
 # Note [Opmath for numbers]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~
-# PyTorch computes mul and div of a float16 or bfloat16 tensor and a Python
-# number in float32 ("opmath"): the number is converted to float32, not to the tensor's
-# dtype, and only the result is rounded (``float16 0.01 * 70000`` is 700, not inf, and
-# ``float16 1e4 * 1e-8`` is 1e-4, not 0).  NumPy 2 converts a Python number to the
-# array's dtype first (NEP 50), so the scalar kernels of these ops widen the array to
-# float32 and let ``finish`` round the result back.  add and sub round the number to
-# the tensor's dtype first in PyTorch too (float16 ``63 - 64.15625`` is -1.125).  On both paths: the fast path
-# chooses the dtype, the widening is part of the math.
+# PyTorch computes mul, div and floor_divide of a float16 or bfloat16 tensor and a
+# Python number in float32 ("opmath"): the number is converted to float32, not to the
+# tensor's dtype, and only the result is rounded (``float16 0.01 * 70000`` is 700, not
+# inf; ``float16 1e4 * 1e-8`` is 1e-4, not 0; ``float16 3 // 3.0001`` is 0, not 1).
+# NumPy 2 converts a Python number to the array's dtype first (NEP 50), so the scalar
+# kernels of these ops widen the array to float32 and let ``finish`` round the result
+# back.  The other ops (add, sub, comparisons, remainder, pow) round the number to the
+# tensor's dtype first in PyTorch too (float16 ``63 - 64.15625`` is -1.125).  NumPy does
+# so for float16, but ml_dtypes computes a bfloat16 array and a Python number in float32
+# (bfloat16 ``70144 - 70000.0`` would be 144, not 0; ``1.0 == 1.0039`` would be False),
+# so the number is made a bfloat16 scalar first.  On both paths: the fast path chooses
+# the dtype, the widening or rounding is part of the math.
 _OPMATH = frozenset({tensor.float16, tensor.bfloat16})
-_OPMATH_OPS = frozenset({"mul", "div"})
+_BFLOAT16 = tensor.bfloat16
+_BFLOAT16_NP = tensor.bfloat16.numpy_dtype
+_OPMATH_OPS = frozenset({"mul", "div", "floor_divide"})
 _FLOAT32_NP = tensor.float32.numpy_dtype
 
 
@@ -369,8 +375,11 @@ def _scalar_kernel(
             x, y, cdt = self._array, other, dt
         else:
             x, y, (cdt, odt) = _promote(name, table, self, other)
-        if opmath and cdt in _OPMATH and kind is not None:  # Note [Opmath for numbers]
-            x = x.astype(_FLOAT32_NP)
+        if cdt in _OPMATH and kind is not None:  # Note [Opmath for numbers]
+            if opmath:
+                x = x.astype(_FLOAT32_NP)
+            elif cdt is _BFLOAT16:
+                y = _BFLOAT16_NP.type(y)
         try:
             out = fn(x, y)
         except OverflowError:  # NumPy 2 refuses int8 + 1000; PyTorch wraps around

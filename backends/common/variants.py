@@ -149,9 +149,22 @@ def _out(
     name: str, functional: Callable[..., Any], elementwise: bool = False
 ) -> Callable[..., Any]:
     def kernel(*args: Any, out: Any, **kwargs: Any) -> Any:
-        if elementwise:
-            _check_overlap(name, out, args, kwargs)
-        return write_out(name, out, functional(*args, **kwargs))
+        if not elementwise:
+            return write_out(name, out, functional(*args, **kwargs))
+        _check_overlap(name, out, args, kwargs)
+        result = functional(*args, **kwargs)
+        if (
+            isinstance(out, Tensor)
+            and out._array.shape != result._array.shape
+            and any(v is out for v in (*args, *kwargs.values()))
+        ):
+            # PyTorch's TensorIterator resizes an ``out`` of the wrong shape, unless it
+            # is also an input (``add(x, y, out=x)`` where x broadcasts): then it refuses.
+            raise RuntimeError(
+                f"{name}(): output with shape {list(out._array.shape)} doesn't match the "
+                f"broadcast shape {list(result._array.shape)}"
+            )
+        return write_out(name, out, result)
 
     kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
     return kernel

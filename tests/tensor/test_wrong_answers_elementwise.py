@@ -95,3 +95,41 @@ def test_refused_as_in_pytorch(call):
 def test_unsigned_negative_numbers_wrap():
     assert tt.full((1,), -1, dtype=tt.uint8).item() == 255
     assert tt.where(tt.tensor([False]), tt.tensor([1], dtype=tt.uint8), -1).item() == 255
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (lambda x: x - 70000.0, [0.0, -70144.0]),  # the number rounds to bfloat16 first
+        (lambda x: x == 1.0039, [False, True]),
+        (lambda x: x % 70000.0, [0.0, 1.0]),
+    ],
+)
+def test_bfloat16_numbers_round_to_bfloat16(call, expected):
+    assert call(tt.tensor([70144.0, 1.0], dtype=tt.bfloat16)).tolist() == expected
+
+
+@pytest.mark.parametrize("dt", [tt.float16, tt.bfloat16])
+def test_floor_divide_by_a_number_in_float32(dt):
+    assert (tt.tensor([1.0, 3.0], dtype=dt) // 3.0001).tolist() == [0.0, 0.0]
+
+
+def test_integer_division_by_zero_of_nothing_is_empty():
+    assert tt.remainder(tt.tensor([], dtype=tt.uint8), 0).shape == (0,)
+    assert tt.floor_divide(tt.tensor([], dtype=tt.int64), tt.tensor(0)).shape == (0,)
+    with pytest.raises(ZeroDivisionError):
+        tt.remainder(tt.tensor([1]), 0)
+
+
+def test_out_that_is_an_input_is_not_resized():
+    x = tt.zeros(3)
+    with pytest.raises(RuntimeError, match=r"doesn't match the broadcast shape \[1, 3\]"):
+        tt.add(x, tt.zeros(1, 3), out=x)
+    with pytest.warns(UserWarning, match="resized"):
+        assert tt.add(x, tt.zeros(1, 3), out=tt.zeros(3)).shape == (1, 3)
+
+
+def test_cpu_index_zero_device_object():
+    d = tt.device("cpu:0")
+    for t in (tt.zeros(2, device=d), tt.arange(3, device=d), tt.zeros_like(tt.ones(2), device=d)):
+        assert str(t.device) == "cpu"
