@@ -10,7 +10,8 @@ and raises "value cannot be converted to type int without overflow" where NumPy 
 wrap or round to inf silently.  ``overflows`` copies ``c10::overflows``:
 - bool numbers, and any number into bool, never overflow;
 - into an integer dtype: outside [min, max] overflows, NaN and inf too; unsigned dtypes
-  also take negatives down to -max (they wrap, so ``a - b`` is ``a + 255 * b``);
+  also take negative ints down to -max (they wrap, so ``a - b`` is ``a + 255 * b``), not
+  negative floats (``full((), -1.0, dtype=uint8)`` is refused);
 - into a floating dtype: inf and NaN fit, finite numbers must lie within the largest
   finite value;
 - a complex number into a real dtype overflows when its imaginary part is not zero;
@@ -27,7 +28,7 @@ import numpy as np
 
 import tensor
 
-__all__ = ["check_fits", "overflows"]
+__all__ = ["check_fits", "overflows", "wrapped"]
 
 _LIMITS: dict[Any, tuple[float, float]] = {}
 
@@ -59,8 +60,11 @@ def overflows(value: Any, dt: Any) -> bool:
         else:
             return overflows(value.real, dt.to_real()) or overflows(value.imag, dt.to_real())
     lo, hi = _limits(dt)
-    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
-        return dt.kind == 1
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return dt.kind == 1
+        if dt.kind == 1 and dt.numpy_dtype.kind == "u":
+            lo = 0  # a float into an unsigned dtype: no wrapping (c10: f < lowest())
     return not lo <= value <= hi
 
 
@@ -72,3 +76,11 @@ def check_fits(op: str, value: Any, dt: Any, arg: str) -> None:
             f"{op}(): value cannot be converted to type {dt.name} without overflow "
             f"(argument '{arg}' is {value!r}, outside the range of {dt.name})"
         )
+
+
+def wrapped(value: Any, dt: Any) -> Any:
+    """``value`` as PyTorch stores it in ``dt``: a negative int into an unsigned dtype
+    wraps around (-1 is 255 in uint8), which NumPy refuses; anything else unchanged."""
+    if type(value) is int and value < 0 and dt.kind == 1 and dt.numpy_dtype.kind == "u":
+        return value % (1 << (8 * dt.itemsize))
+    return value

@@ -28,7 +28,7 @@ from tensor import Tensor
 
 from . import errors, fastpaths, overlap, shapes
 from .elementwise import rename_all
-from .numbers import check_fits
+from .numbers import check_fits, wrapped
 
 __all__ = ["assign", "kernels", "mutation_kernels", "write_into", "write_out"]
 
@@ -268,7 +268,7 @@ def mutation_kernels(meta: bool) -> dict[str, Any]:
         if self._dtype.kind == 1 or self._array.size != 1:
             check_fits("fill_", value, self._dtype, "value")
         if not meta:
-            assign("fill_", self._array, value)
+            assign("fill_", self._array, wrapped(value, self._dtype))
         return self
 
     def copy_(self: Any, src: Any, non_blocking: bool = False) -> Any:

@@ -86,8 +86,8 @@ def test_bool_tensor_with_a_wrapped_number(mask, y, op, number_first):
         call = tcall = lambda m: f(m, y)
     if op in ("//", "%") and y == 0 and type(y) is not float:
         tcall = None  # PyTorch: ZeroDivisionError for bool // 0 too; checked both ways
-    if op == "**" and type(y) is bool and not number_first:
-        tcall = None  # PyTorch: mask ** False is all True, mask ** True is mask (left alone)
+    if torch_quirk(op, mask, y) or op == "**" and type(y) is bool and not number_first:
+        tcall = None  # also mask ** False: all True in PyTorch (pow refuses bool; left alone)
     same_both_ways(call, mask, torch_call=tcall)
 
 

@@ -133,3 +133,25 @@ def test_cpu_index_zero_device_object():
     d = tt.device("cpu:0")
     for t in (tt.zeros(2, device=d), tt.arange(3, device=d), tt.zeros_like(tt.ones(2), device=d)):
         assert str(t.device) == "cpu"
+
+
+@pytest.mark.parametrize(
+    ("args", "dtype", "expected"),
+    [
+        ((2.5,), tt.int64, [0, 1]),  # int64 truncates the bounds before sizing
+        ((2.5,), tt.int32, [0, 1, 2]),  # other dtypes size in double
+        ((0, 2, 0.5), tt.int32, [0, 0, 0, 0]),  # the step truncates to 0 after sizing
+        ((0.001,), tt.int64, []),
+    ],
+)
+def test_integer_arange_of_float_bounds(args, dtype, expected):
+    assert tt.arange(*args, dtype=dtype).tolist() == expected
+    assert tt.arange(*args, dtype=dtype, device="meta").shape == (len(expected),)
+
+
+def test_negative_numbers_into_unsigned():
+    assert tt.zeros(2, dtype=tt.uint8).fill_(-1).tolist() == [255, 255]
+    with pytest.raises(RuntimeError, match="overflow"):
+        tt.full((), -1.0, dtype=tt.uint8)  # a float does not wrap
+    with pytest.raises(ValueError, match="step must be nonzero"):
+        tt.arange(0, 2, 0.5, dtype=tt.int64)
