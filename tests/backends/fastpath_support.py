@@ -271,6 +271,7 @@ def _same_as_torch(ours: Any, expected: Any, rtol: float) -> None:
         expected.dtype,
     )
     assert tuple(ours.shape) == tuple(expected.shape)
+    assert str(ours.device) == str(expected.device), (ours.device, expected.device)
     e = expected.detach()
     if e.dtype == torch.bfloat16:
         e = e.float()

@@ -141,3 +141,13 @@ def test_arange_index_vector(n, device):
         lambda: tt.arange(n, device=_device(tt, device)),
         torch_call=lambda: torch.arange(n, device=_device(torch, device)),
     )
+
+
+@FEW
+@given(
+    name=st.sampled_from(["zeros", "ones", "empty", "arange"]),
+    dtype=st.sampled_from(["float32", float, 1, tt.float32.numpy_dtype]),
+)
+def test_dtype_that_is_not_a_dtype(name, dtype):
+    """The fast path takes the dtype it is given only when it is one of the op's dtypes."""
+    same_both_ways(lambda: _metadata(getattr(tt, name)(3, dtype=dtype)))
