@@ -39,7 +39,9 @@ _BACKEND_KEYSETS: dict[Any, DispatchKeySet] = {}
 def _backend_select(op: Any) -> Any:
     def select(keyset: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
         dev = kwargs.get("device")
-        if type(dev) is not _device_type or dev.type == "cuda":  # CPU, meta: canonical
+        # CPU and meta device objects without an index are canonical already; "cpu:0"
+        # becomes "cpu" (the factories' fast paths use the device they are given).
+        if type(dev) is not _device_type or dev.index is not None or dev.type == "cuda":
             dev = canonical(to_device(dev))
         kwargs["device"] = dev
         ks = _BACKEND_KEYSETS.get(dev.backend_key)

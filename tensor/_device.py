@@ -158,8 +158,8 @@ def canonical(d: device) -> device:
     The first CUDA device asked for initialises CUDA (PyTorch's lazy init), so a
     machine without a GPU gets the error saying so here, before any work is done.
     """
-    if d.type != "cuda":
-        return d
+    if d.type != "cuda":  # PyTorch: a CPU tensor's device is ``cpu``, even made on "cpu:0"
+        return d if d.index is None else device(d.type)
     init = CudaHooks.init
     if init is not None:
         init()

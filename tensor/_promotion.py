@@ -163,15 +163,6 @@ def _wrapped_dtype(d: dtype) -> dtype:
     return d
 
 
-def binary_result_type(a: Any, b: Any) -> dtype:
-    """``result_type(a, b)`` with the common same-dtype case first (kernels' fast path)."""
-    da = a._dtype
-    db = getattr(b, "_dtype", None)
-    if da is db and not getattr(b, "_wrapped_number", False):
-        return da
-    return result_type(a, b)
-
-
 def can_cast(from_: dtype, to: dtype) -> bool:
     """Whether PyTorch's same-kind casting allows ``from_`` → ``to`` (no category drop).
 

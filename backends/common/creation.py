@@ -21,8 +21,9 @@ import numpy as np
 import tensor
 from tensor import Tensor
 
-from . import errors, shapes
+from . import errors, fastpaths, shapes
 from .elementwise import Namespace, rename
+from .numbers import check_fits, wrapped
 
 __all__ = [
     "arange_length",
@@ -102,8 +103,13 @@ def _float(op: str, arg: str, value: Any) -> float:
         ) from None
 
 
-def arange_length(start: Any, end: Any, step: Any) -> int:
-    """How many values ``arange`` makes, with PyTorch's checks."""
+def arange_length(start: Any, end: Any, step: Any, dt: Any = None) -> int:
+    """How many values ``arange`` makes in dtype ``dt``, with PyTorch's checks.
+
+    PyTorch sizes the result in double, except for int64, where it truncates start, end
+    and step to int64 first (``arange(2.5, dtype=int64)`` has 2 values, int32's has 3)
+    and refuses a step that truncates to 0 (other integer dtypes repeat ``start``).
+    """
     s, e, st = (
         _float("arange", "start", start),
         _float("arange", "end", end),
@@ -118,6 +124,10 @@ def arange_length(start: Any, end: Any, step: Any) -> int:
             f"arange(): upper bound and larger bound inconsistent with step sign "
             f"(start={start}, end={end}, step={step})"
         )
+    if dt is tensor.int64 and not all(isinstance(v, int) for v in (start, end, step)):
+        start, end, step = int(s), int(e), int(st)
+        if step == 0:
+            raise ValueError(f"arange(): step must be nonzero (step={st} truncates to 0 for int64)")
     if all(isinstance(v, int) for v in (start, end, step)):
         return max(0, -((start - end) // step))  # exact for big ints
     return max(0, math.ceil((e - s) / st))
@@ -190,8 +200,11 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
         dtypes = row.dtypes
 
         def kernel(size: Any, *, dtype: Any = None, device: Any = None) -> Any:
-            dt = dtype if dtype in dtypes else factory_dtype(row, dtype)
-            dev = device if type(device) is device_type else _dev(device)
+            # Fast path: a dtype and a device object given (the BackendSelect kernel's
+            # normalised ones) are used as they are; anything else is checked.
+            fast = fastpaths.ENABLED
+            dt = dtype if dtype in dtypes and fast else factory_dtype(row, dtype)
+            dev = device if type(device) is device_type and fast else _dev(device)
             return _make(fill(size_of(name, size), dtype=dt.numpy_dtype), dt, dev)
 
         out[name] = rename(kernel, name, ns)
@@ -202,6 +215,8 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
 
     def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
         dt = factory_dtype(op("full"), dtype, (fill_value,))
+        check_fits("full", fill_value, dt, "fill_value")  # Note [Numbers that overflow]
+        fill_value = wrapped(fill_value, dt)  # unsigned: -1 wraps to 255, as PyTorch
         arr = xp.full(
             size_of("full", size), fill_value if dt.kind else bool(fill_value), dtype=dt.numpy_dtype
         )
@@ -225,19 +240,22 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
             and start == 0
             and step == 1
             and dtype is None
-            and 0 <= end < _INT64_MAX
+            and 0 <= end <= _INT64_MAX // 8  # the general path checks bigger sizes
+            and fastpaths.ENABLED
         ):
             dev = device if type(device) is device_type else _dev(device)
             return _make(raw_arange(end, dtype=np.int64), int64, dev)
         dt = factory_dtype(op("arange"), dtype, (start, end, step))
-        n = arange_length(start, end, step)
+        n = arange_length(start, end, step, dt)
+        if n * dt.itemsize > _INT64_MAX:  # NumPy would wrap the size around
+            raise RuntimeError(
+                f"arange(): Storage size calculation overflowed with sizes=[{n}] (from "
+                f"start={start}, end={end}, step={step})"
+            )
         if dt.kind <= 1:
             # Integer results: PyTorch casts start and step to the dtype (truncating) after
-            # sizing the result in double, and rejects a step that truncates to 0.
-            if int(step) == 0:
-                raise ValueError(
-                    f"arange(): step must be nonzero (step={step} truncates to 0 for {dt.name})"
-                )
+            # sizing the result (arange_length), so a step that truncates to 0 repeats
+            # ``start`` (int64 refuses it there).
             arr = int(start) + xp.arange(n, dtype=np.int64) * int(step)
         else:  # PyTorch computes start + i * step in double, then casts
             arr = float(start) + xp.arange(n, dtype=np.float64) * float(step)
@@ -349,7 +367,10 @@ _INT64_MAX = 2**63 - 1
 
 
 def _dev(device: Any) -> Any:
-    return tensor.device("cpu") if device is None else tensor.device(device)
+    if device is None:
+        return tensor.device("cpu")
+    d = tensor.device(device)  # a CPU tensor's device is ``cpu``, even made on "cpu:0"
+    return d if d.index is None or d.type == "cuda" else tensor.device(d.type)
 
 
 def generator_engine(generator: Any, device: Any, device_type: str, factory: Any) -> Any:

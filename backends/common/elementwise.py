@@ -32,7 +32,7 @@ from typing import Any
 import tensor
 from tensor import Tensor
 
-from . import errors, shapes
+from . import errors, fastpaths, shapes
 
 __all__ = [
     "MetaNamespace",
@@ -218,6 +218,26 @@ def _number_as(value: Any, cdt: tensor.dtype, xp: Any) -> Any:
 _BOOL = tensor.bool
 _NO_BOOL_OPERAND = frozenset({"sub", "rsub"})
 
+# Note [Opmath for numbers]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# PyTorch computes mul, div and floor_divide of a float16 or bfloat16 tensor and a
+# Python number in float32 ("opmath"): the number is converted to float32, not to the
+# tensor's dtype, and only the result is rounded (``float16 0.01 * 70000`` is 700, not
+# inf; ``float16 1e4 * 1e-8`` is 1e-4, not 0; ``float16 3 // 3.0001`` is 0, not 1).
+# NumPy 2 converts a Python number to the array's dtype first (NEP 50), so the scalar
+# kernels of these ops widen the array to float32 and let ``finish`` round the result
+# back.  The other ops (add, sub, comparisons, remainder, pow) round the number to the
+# tensor's dtype first in PyTorch too (float16 ``63 - 64.15625`` is -1.125).  NumPy does
+# so for float16, but ml_dtypes computes a bfloat16 array and a Python number in float32
+# (bfloat16 ``70144 - 70000.0`` would be 144, not 0; ``1.0 == 1.0039`` would be False),
+# so the number is made a bfloat16 scalar first.  On both paths: the fast path chooses
+# the dtype, the widening or rounding is part of the math.
+_OPMATH = frozenset({tensor.float16, tensor.bfloat16})
+_BFLOAT16 = tensor.bfloat16
+_BFLOAT16_NP = tensor.bfloat16.numpy_dtype
+_OPMATH_OPS = frozenset({"mul", "div", "floor_divide"})
+_FLOAT32_NP = tensor.float32.numpy_dtype
+
 
 def _check_shapes(op: str, self: Any, other: Any, names: tuple[str, str]) -> None:
     if isinstance(other, Tensor):
@@ -249,7 +269,7 @@ def unary(op: Any, fn: Callable[[Any], Any], ns: Namespace) -> Callable[[Any], A
     def kernel(self: Any) -> Any:
         dt = self._dtype
         odt = direct.get(dt)
-        if odt is not None:  # Note [Elementwise fast path]
+        if odt is not None and fastpaths.ENABLED:  # Note [Elementwise fast path]
             out = fn(self._array)
             if type(out) is not ndarray:
                 out = asarray(out)
@@ -298,14 +318,15 @@ def _tensor_kernel(
 
     def kernel(self: Any, other: Any) -> Any:
         dt = self._dtype
-        odt = direct.get(dt) if dt is other._dtype else None
+        fast = fastpaths.ENABLED
+        odt = direct.get(dt) if dt is other._dtype and fast else None
         try:
             if odt is not None:  # Note [Elementwise fast path]
                 out = fn(self._array, other._array)
                 if type(out) is not ndarray:
                     out = asarray(out)
                 return _make(out, odt, self._device)
-            if bool_operands and type(self) is Tensor and type(other) is Tensor:
+            if bool_operands and fast and type(self) is Tensor and type(other) is Tensor:
                 other_dt = other._dtype  # Note [Bool operand]
                 x, y = self._array, other._array
                 if other_dt is _BOOL and dt in direct:
@@ -336,15 +357,29 @@ def _scalar_kernel(
     name = op.name
     xp, finish = ns.xp, ns.finish
     ndarray: Any = ns.ndarray
+    bool_operands = name not in _NO_BOOL_OPERAND
+    opmath = name in _OPMATH_OPS
 
     def kernel(self: Any, other: Any) -> Any:
         dt = self._dtype
         kind = _NUMBER_KIND.get(type(other))
-        odt = direct.get(dt) if kind is not None and kind <= dt.kind else None
-        if odt is not None:  # the number leaves the dtype alone
+        odt = (
+            direct.get(dt)
+            if kind is not None
+            and kind <= dt.kind
+            and (kind or bool_operands)
+            and fastpaths.ENABLED
+            else None
+        )
+        if odt is not None:  # Note [Elementwise fast path]: the number leaves the dtype alone
             x, y, cdt = self._array, other, dt
         else:
             x, y, (cdt, odt) = _promote(name, table, self, other)
+        if cdt in _OPMATH and kind is not None:  # Note [Opmath for numbers]
+            if opmath:
+                x = x.astype(_FLOAT32_NP)
+            elif cdt is _BFLOAT16:
+                y = _BFLOAT16_NP.type(y)
         try:
             out = fn(x, y)
         except OverflowError:  # NumPy 2 refuses int8 + 1000; PyTorch wraps around
@@ -444,7 +479,7 @@ def binary_alpha(
         if alpha is not one:
             return general(self, other, alpha=alpha)
         dt = self._dtype
-        odt = direct.get(dt) if dt is other._dtype else None
+        odt = direct.get(dt) if dt is other._dtype and fastpaths.ENABLED else None
         try:
             if odt is not None:  # Note [Elementwise fast path]
                 out = plain(self._array, other._array)

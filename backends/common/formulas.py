@@ -174,9 +174,15 @@ class Formulas:
 
     # -- binary -----------------------------------------------------------------------------------
     def _check_divisor(self, op: str, x: Any, y: Any) -> None:
-        # Integer division (the compute dtype is an integer type) by zero raises.
+        # Integer division (the compute dtype is an integer type) by zero raises, as in
+        # PyTorch only when a division is done: an empty operand makes an empty result.
         dt = x.dtype if hasattr(x, "dtype") else y.dtype  # 7 % t: the number comes first
-        if dt.kind in "iub" and not bool(self.xp.all(self.xp.asarray(y) != 0)):
+        if (
+            dt.kind in "iub"
+            and getattr(x, "size", 1)
+            and getattr(y, "size", 1)
+            and not bool(self.xp.all(self.xp.asarray(y) != 0))
+        ):
             raise errors.zero_division(op)
 
     def floor_divide(self, x: Any, y: Any) -> Any:

@@ -24,6 +24,7 @@ from tensor import Tensor
 
 from . import errors, shapes
 from .elementwise import MetaNamespace, Namespace
+from .numbers import check_fits
 
 __all__ = ["advanced_shape", "kernels"]
 
@@ -300,6 +301,8 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 )
             if value._dtype.kind > self._dtype.kind:
                 raise errors.cannot_cast("masked_fill_", value._dtype, self._dtype)
+        else:
+            check_fits("masked_fill_", value, self._dtype, "value")  # Note [Numbers that overflow]
         if meta:
             return self
         v = value._array if isinstance(value, Tensor) else value

@@ -13,8 +13,9 @@ from typing import Any
 import tensor
 from tensor import Tensor
 
-from . import errors, shapes
+from . import errors, fastpaths, shapes
 from .elementwise import Namespace, rename
+from .numbers import check_fits, overflows
 
 __all__ = ["kernels", "result"]
 
@@ -23,6 +24,8 @@ _BOOL = tensor.bool
 # A Python number's kind (tensor._dtype's BOOL, INT, FLOAT, COMPLEX): it keeps a
 # tensor's dtype when its kind is not above the tensor's.
 _NUMBER_KIND = {bool: 0, int: 1, float: 2, complex: 3}
+# where() stores its number unchecked in these dtypes (PyTorch 2.13: float16 and 1e6 is inf).
+_UNCHECKED_WHERE = frozenset({tensor.float16, tensor.bfloat16})
 
 
 def _shape(x: Any) -> tuple[int, ...]:
@@ -47,6 +50,9 @@ def result(op: Any, *args: Any) -> tuple[tuple[int, ...], tensor.dtype, tensor.d
                 f"{condition._dtype.name} (argument 'condition')",
             )
         dt = tensor.result_type(x, y)
+        if dt not in _UNCHECKED_WHERE:  # Note [Numbers that overflow]; PyTorch: not half
+            check_fits("where", x, dt, "self")
+            check_fits("where", y, dt, "other")
         named = [("condition", _shape(condition)), ("self", _shape(x)), ("other", _shape(y))]
     elif name == "lerp":
         x, end, weight = args
@@ -63,6 +69,8 @@ def result(op: Any, *args: Any) -> tuple[tuple[int, ...], tensor.dtype, tensor.d
         if lo is None and hi is None:
             raise RuntimeError("clamp(): At least one of 'min' or 'max' must not be None")
         dt = tensor.result_type(x, *(v for v in (lo, hi) if v is not None))
+        check_fits("clamp", lo, dt, "min")  # Note [Numbers that overflow]
+        check_fits("clamp", hi, dt, "max")
         named = [("self", _shape(x))] + [
             (arg, _shape(v)) for arg, v in (("min", lo), ("max", hi)) if v is not None
         ]
@@ -100,7 +108,12 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
             # ``self``'s dtype alone or a tensor of ``self``'s dtype and device.  Shapes
             # broadcast as in the general path; shapes that do not (the library's
             # ValueError) go the general way, which raises PyTorch's error.
-            if type(condition) is Tensor and type(self) is Tensor and condition._dtype is _BOOL:
+            if (
+                type(condition) is Tensor
+                and type(self) is Tensor
+                and condition._dtype is _BOOL
+                and fastpaths.ENABLED
+            ):
                 dt, dev = self._dtype, self._device
                 if dt in direct and condition._device is dev:
                     c, a = condition._array, self._array
@@ -111,7 +124,11 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                                 out = where_fn(c, a, other._array)
                         else:
                             kind = _NUMBER_KIND.get(type(other))
-                            if kind is not None and kind <= dt.kind:
+                            if (
+                                kind is not None
+                                and kind <= dt.kind
+                                and (dt in _UNCHECKED_WHERE or not overflows(other, dt))
+                            ):
                                 out = where_fn(c, a, other)
                     except (OverflowError, ValueError):  # int8 and 1000, shapes
                         out = None

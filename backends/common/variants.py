@@ -26,12 +26,14 @@ import tensor
 from dispatch import parse_schema
 from tensor import Tensor
 
-from . import errors, shapes
+from . import errors, fastpaths, overlap, shapes
 from .elementwise import rename_all
+from .numbers import check_fits, wrapped
 
 __all__ = ["assign", "kernels", "mutation_kernels", "write_into", "write_out"]
 
 _can_cast = tensor.can_cast
+_ELEMENTWISE = frozenset({"unary", "binary", "ternary"})
 
 
 def write_into(op: str, self: Any, result: Any) -> Any:
@@ -78,7 +80,9 @@ def write_out(op: str, out: Any, result: Any) -> Any:
     return out
 
 
-def _inplace(name: str, functional: Callable[..., Any]) -> Callable[..., Any]:
+def _inplace(
+    name: str, functional: Callable[..., Any], elementwise: bool = False
+) -> Callable[..., Any]:
     refuses_complex = name == "abs_"  # PyTorch: |z| written into z is refused, not cast
     direct = getattr(functional, "_in_place", None)  # Note [In-place fast path] (CPU)
     if direct is not None:
@@ -87,6 +91,8 @@ def _inplace(name: str, functional: Callable[..., Any]) -> Callable[..., Any]:
     def kernel(self: Any, *args: Any, **kwargs: Any) -> Any:
         if refuses_complex and self._dtype.is_complex:
             raise RuntimeError(f"{name}(): In-place abs is not supported for complex tensors.")
+        if elementwise:
+            _check_overlap(name, self, args, kwargs)
         return write_into(name, self, functional(self, *args, **kwargs))
 
     kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
@@ -100,12 +106,20 @@ def _direct_inplace(
     (Note [In-place fast path] in backends/cpu/elementwise.py); else the general way."""
 
     def kernel(self: Any, other: Any, **kwargs: Any) -> Any:
+        if type(other) is Tensor:  # Note [Overlapping writes], on both paths
+            overlap.check_in_place(name, self._array, other._array)
         dt = self._dtype
         if (
-            (not kwargs or kwargs.get("alpha", 0) == 1 and len(kwargs) == 1)
+            (
+                not kwargs
+                or type(kwargs.get("alpha")) is int
+                and kwargs["alpha"] == 1
+                and len(kwargs) == 1
+            )
             and type(other) is Tensor
             and other._dtype is dt
             and dt.kind >= min_kind
+            and fastpaths.ENABLED
         ):
             a = self._array
             try:
@@ -120,9 +134,37 @@ def _direct_inplace(
     return kernel
 
 
-def _out(name: str, functional: Callable[..., Any]) -> Callable[..., Any]:
+def _check_overlap(name: str, written: Any, args: Any, kwargs: dict[str, Any]) -> None:
+    # Note [Overlapping writes] (backends/common/overlap.py): elementwise operators only,
+    # as PyTorch's TensorIterator.
+    if not isinstance(written, Tensor):
+        return
+    a = written._array
+    for v in (*args, *kwargs.values()):
+        if type(v) is Tensor or isinstance(v, Tensor):
+            overlap.check_in_place(name, a, v._array)
+
+
+def _out(
+    name: str, functional: Callable[..., Any], elementwise: bool = False
+) -> Callable[..., Any]:
     def kernel(*args: Any, out: Any, **kwargs: Any) -> Any:
-        return write_out(name, out, functional(*args, **kwargs))
+        if not elementwise:
+            return write_out(name, out, functional(*args, **kwargs))
+        _check_overlap(name, out, args, kwargs)
+        result = functional(*args, **kwargs)
+        if (
+            isinstance(out, Tensor)
+            and out._array.shape != result._array.shape
+            and any(v is out for v in (*args, *kwargs.values()))
+        ):
+            # PyTorch's TensorIterator resizes an ``out`` of the wrong shape, unless it
+            # is also an input (``add(x, y, out=x)`` where x broadcasts): then it refuses.
+            raise RuntimeError(
+                f"{name}(): output with shape {list(out._array.shape)} doesn't match the "
+                f"broadcast shape {list(result._array.shape)}"
+            )
+        return write_out(name, out, result)
 
     kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
     return kernel
@@ -176,7 +218,8 @@ def kernels(found: dict[str, Any], module: str) -> dict[str, Any]:
             if row.family == "out" and writes != ["out"]:
                 out[qualname] = _named_outs(qualname.split(".")[0], functional, writes)
                 continue
-            out[qualname] = maker(qualname.split(".")[0], functional)
+            elementwise = tensor.op_info(base).family in _ELEMENTWISE
+            out[qualname] = maker(qualname.split(".")[0], functional, elementwise)
     return rename_all(out, module)
 
 
@@ -189,6 +232,8 @@ _READ_ONLY = (
 
 def assign(op: str, x: Any, value: Any) -> None:
     """``x[...] = value`` with PyTorch's errors (expanded tensors are read-only arrays)."""
+    if not x.size:  # PyTorch writes into an empty tensor, even an expanded one
+        return
     try:
         x[...] = value
     except ValueError as e:
@@ -219,8 +264,11 @@ def mutation_kernels(meta: bool) -> dict[str, Any]:
             if meta:
                 return self
             value = value.item()
+        # Note [Numbers that overflow]; PyTorch skips the check for floats into one element.
+        if self._dtype.kind == 1 or self._array.size != 1:
+            check_fits("fill_", value, self._dtype, "value")
         if not meta:
-            assign("fill_", self._array, value)
+            assign("fill_", self._array, wrapped(value, self._dtype))
         return self
 
     def copy_(self: Any, src: Any, non_blocking: bool = False) -> Any:

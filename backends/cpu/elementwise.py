@@ -165,7 +165,10 @@ def kernels() -> dict[str, Any]:
 # NumPy's in-place operator writes the result directly, handling overlap
 # between ``x`` and ``y`` as the copy would; anything it refuses (broadcasting ``x``,
 # a read-only expansion, a cast) takes the general path and its PyTorch error.  CPU
-# only: CuPy's in-place operators do not guard against overlapping operands.
+# only: CuPy's in-place operators do not guard against overlapping operands.  ``alpha``
+# must be the int 1 exactly: 1.0, True and 1+0j go the general way, whose checks refuse
+# them where PyTorch does.  Partly overlapping operands are refused first (Note
+# [Overlapping writes]); the guard also tests ``fastpaths.ENABLED``.
 _IN_PLACE = {
     "add.Tensor": (operator.iadd, 1),
     "sub.Tensor": (operator.isub, 1),

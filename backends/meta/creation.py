@@ -46,11 +46,7 @@ def kernels() -> dict[str, Any]:
         start: Any, end: Any, step: Any = 1, *, dtype: Any = None, device: Any = None
     ) -> Any:
         dt = creation.factory_dtype(op("arange"), dtype, (start, end, step))
-        if dt.kind <= 1 and int(step) == 0:
-            raise ValueError(
-                f"arange(): step must be nonzero (step={step} truncates to 0 for {dt.name})"
-            )
-        return _make_meta((creation.arange_length(start, end, step),), dt, _meta(device))
+        return _make_meta((creation.arange_length(start, end, step, dt),), dt, _meta(device))
 
     def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None) -> Any:
         dt = creation.factory_dtype(op("linspace"), dtype)

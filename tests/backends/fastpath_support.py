@@ -47,6 +47,7 @@ __all__ = [
     "tensors",
     "to_torch",
     "torch",
+    "torch_quirk",
 ]
 
 FLOAT_DTYPES = (tt.float16, tt.bfloat16, tt.float32, tt.float64)
@@ -193,6 +194,40 @@ def same_both_ways(
     return fast
 
 
+_ALPHA_OPS = frozenset({"add", "sub", "rsub", "+", "-", "add_", "sub_"})
+
+
+def torch_quirk(op: str, *inputs: Any) -> bool:
+    """Whether PyTorch's answer is known to differ for reasons no fast path is part of,
+    so only the two paths are compared: PyTorch's add and sub multiply ``other`` by
+    ``alpha`` even when it is 1, so a complex infinity gains a NaN imaginary part
+    (``0 * inf``; ``(0+0j) + inf`` is ``inf+nanj`` there, ``inf+0j`` here); PyTorch's
+    complex pow of two tensors computes ``exp(y * log(x))``, so ``0j ** 0`` is NaN there
+    and 1 here (NumPy's); PyTorch's remainder of a huge float by a small one (the
+    quotient overflows) is NaN in its vectorised loop and a number in its scalar loop,
+    so the answer depends on the element's position (ours is the scalar loop's)."""
+    if op in ("remainder", "%"):
+        for x in inputs:
+            a = _as_numpy(x)
+            if a.dtype.kind == "f" and (np.abs(a[np.isfinite(a)]) > 1e30).any():
+                return True
+        return False
+    if op not in _ALPHA_OPS and op not in ("pow", "**"):
+        return False
+    ts = [x for x in inputs if isinstance(x, tt.Tensor)]
+    if not any(t.dtype.is_complex for t in ts) and not any(type(x) is complex for x in inputs):
+        return False
+    if op in ("pow", "**"):
+        return True
+    for x in inputs:
+        a = _as_numpy(x)
+        if a.dtype.kind in "fc" and np.isinf(a).any():
+            return True
+        if type(x) in (float, complex) and np.isinf(x):
+            return True
+    return False
+
+
 def to_torch(x: Any) -> Any:
     """A tensor's copy in PyTorch (same dtype, values, view and requires_grad)."""
     if not isinstance(x, tt.Tensor):
@@ -231,11 +266,14 @@ def _same_as_torch(ours: Any, expected: Any, rtol: float) -> None:
     if not isinstance(expected, torch.Tensor):
         assert ours == expected or (ours != ours and expected != expected), (ours, expected)
         return
+    if expected.dtype == torch.complex32:
+        return  # float16 with a complex number or 0-d tensor: a dtype we do not have
     assert str(ours.dtype).rpartition(".")[2] == str(expected.dtype).rpartition(".")[2], (
         ours.dtype,
         expected.dtype,
     )
     assert tuple(ours.shape) == tuple(expected.shape)
+    assert str(ours.device) == str(expected.device), (ours.device, expected.device)
     e = expected.detach()
     if e.dtype == torch.bfloat16:
         e = e.float()

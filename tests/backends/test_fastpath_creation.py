@@ -1,0 +1,153 @@
+"""Property tests of the factories' fast paths (backends/common/creation.py: ``empty``,
+``zeros``, ``ones`` with a dtype and a device object, ``arange(n)``; the ``*_like``
+composites that call them): the general path's answer and PyTorch's, on both sides of
+each guard (dtype None or given, device None / "cpu" / "cpu:0" / device objects, sizes
+as ints, tuples, lists, varargs, empty; requires_grad; arange with and without start,
+step, floats, big sizes)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tensor as tt
+from tests.backends.fastpath_support import ALL_DTYPES, numbers, same_both_ways, tensors, torch
+
+FEW = settings(deadline=None, max_examples=60)
+SIZES = [0, 3, (), [], (0,), (2, 3), [2, 3], (1, 0, 2), (4,), "varargs"]
+DEVICES = [None, "cpu", "cpu:0", "device:cpu", "device:cpu:0"]
+DTYPES = [None, *ALL_DTYPES]
+
+
+def _device(module, d):
+    if isinstance(d, str) and d.startswith("device:"):
+        return module.device(d.removeprefix("device:"))
+    return d
+
+
+def _dtype(module, dt):
+    return None if dt is None else getattr(module, dt.name)
+
+
+def _call(module, name, size, **kw):
+    fn = getattr(module, name)
+    if size == "varargs":
+        return fn(2, 3, **kw)
+    return fn(size, **kw)
+
+
+def _metadata(t):
+    """What an uninitialised tensor can be compared by."""
+    return (str(t.dtype).rpartition(".")[2], tuple(t.shape), str(t.device), t.requires_grad)
+
+
+@FEW
+@given(
+    name=st.sampled_from(["zeros", "ones", "empty"]),
+    size=st.sampled_from(SIZES),
+    dtype=st.sampled_from(DTYPES),
+    device=st.sampled_from(DEVICES),
+    grad=st.booleans(),
+)
+def test_filled(name, size, dtype, device, grad):
+    def run(module):
+        kw = {"dtype": _dtype(module, dtype), "device": _device(module, device)}
+        if grad:
+            kw["requires_grad"] = True
+        t = _call(module, name, size, **kw)
+        return _metadata(t) if name == "empty" else t
+
+    same_both_ways(lambda: run(tt), torch_call=lambda: run(torch))
+
+
+@FEW
+@given(
+    x=tensors(requires_grad=None),
+    name=st.sampled_from(["zeros_like", "ones_like", "empty_like", "full_like"]),
+    dtype=st.sampled_from(DTYPES),
+    device=st.sampled_from(DEVICES),
+    fill=numbers("bif"),
+)
+def test_like(x, name, dtype, device, fill):
+    def run(module, a):
+        kw = {"dtype": _dtype(module, dtype), "device": _device(module, device)}
+        args = (fill,) if name == "full_like" else ()
+        t = getattr(module, name)(a, *args, **kw)
+        return _metadata(t) if name == "empty_like" else t
+
+    same_both_ways(lambda a: run(tt, a), x, torch_call=lambda a: run(torch, a))
+
+
+@FEW
+@given(
+    size=st.sampled_from(SIZES),
+    fill=numbers(),
+    dtype=st.sampled_from(DTYPES),
+    device=st.sampled_from(DEVICES),
+)
+def test_full(size, fill, dtype, device):
+    if type(fill) is complex and dtype is tt.float16:
+        return  # complex32 in PyTorch
+
+    def run(module):
+        kw = {"dtype": _dtype(module, dtype), "device": _device(module, device)}
+        if size == "varargs":
+            return module.full((2, 3), fill, **kw)
+        return module.full(size, fill, **kw)
+
+    # PyTorch refuses an int size for full (a tuple is needed); we take it (left alone).
+    tcall = None if type(size) is int else lambda: run(torch)
+    same_both_ways(lambda: run(tt), torch_call=tcall)
+
+
+_ENDS = st.sampled_from([0, 1, 5, -3, 2**20, 2**62, 2**63 - 1, True, 2.5, -0.0, 1e-3])
+_STEPS = st.sampled_from([1, 2, -1, 3, 0, 0.5, -0.25, True])
+
+
+@FEW
+@given(
+    start=st.none() | st.sampled_from([0, 1, -2, 0.0, 0.5, True]),
+    end=_ENDS,
+    step=st.none() | _STEPS,
+    dtype=st.sampled_from([None, tt.int64, tt.int32, tt.uint8, tt.float32, tt.float64]),
+    device=st.sampled_from(DEVICES),
+    grad=st.booleans(),
+)
+def test_arange(start, end, step, dtype, device, grad):
+    big = abs(float(end)) > 2**24 or abs(float(start or 0)) > 2**24
+    if big and (step is None or abs(step) < 1 or start is not None):
+        return  # a huge tensor that PyTorch would make too: only the refused sizes run
+    if big and dtype is not None and dtype.itemsize < 8:
+        return
+
+    def run(module):
+        kw = {"dtype": _dtype(module, dtype), "device": _device(module, device)}
+        if grad:
+            kw["requires_grad"] = True
+        if start is None:
+            return module.arange(end, **kw)
+        if step is None:
+            return module.arange(start, end, **kw)
+        return module.arange(start, end, step, **kw)
+
+    same_both_ways(lambda: run(tt), torch_call=lambda: run(torch))
+
+
+@FEW
+@given(n=st.integers(0, 40), device=st.sampled_from(DEVICES))
+def test_arange_index_vector(n, device):
+    """The fast path's own call, ``arange(n)``, for many ``n``."""
+    same_both_ways(
+        lambda: tt.arange(n, device=_device(tt, device)),
+        torch_call=lambda: torch.arange(n, device=_device(torch, device)),
+    )
+
+
+@FEW
+@given(
+    name=st.sampled_from(["zeros", "ones", "empty", "arange"]),
+    dtype=st.sampled_from(["float32", float, 1, tt.float32.numpy_dtype]),
+)
+def test_dtype_that_is_not_a_dtype(name, dtype):
+    """The fast path takes the dtype it is given only when it is one of the op's dtypes."""
+    same_both_ways(lambda: _metadata(getattr(tt, name)(3, dtype=dtype)))

@@ -1,0 +1,157 @@
+"""Regressions: elementwise answers that differed from PyTorch 2.13's."""
+
+from __future__ import annotations
+
+import pytest
+
+import tensor as tt
+
+OVERLAP = "single memory location"
+
+
+@pytest.mark.parametrize(
+    "call", [lambda x: x - True, lambda x: x.sub(True), lambda x: x.sub_(True)]
+)
+def test_bool_number_subtraction_is_refused(call):
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool"):
+        call(tt.tensor([1.0, 2.0]))
+
+
+@pytest.mark.parametrize(
+    ("x", "alpha", "match"),
+    [
+        (tt.tensor([1, 2]), 1.0, "floating point"),
+        (tt.tensor([1.0, 2.0]), True, "Boolean alpha"),
+        (tt.tensor([1.0, 2.0]), 1 + 0j, "complex"),
+    ],
+)
+@pytest.mark.parametrize("op", ["add", "add_", "sub", "sub_"])
+def test_alpha_that_is_not_int_one_is_checked(x, alpha, match, op):
+    with pytest.raises(RuntimeError, match=match):
+        getattr(x.clone(), op)(x, alpha=alpha)
+
+
+@pytest.mark.parametrize("dt", [tt.float16, tt.bfloat16])
+def test_low_precision_numbers_are_computed_in_float32(dt):
+    assert (tt.tensor([0.01], dtype=tt.float16) * 70000).item() == 700
+    assert (70000 * tt.tensor([0.01], dtype=tt.float16)).item() == 700
+    assert tt.tensor([0.01], dtype=tt.float16).mul_(70000).item() == 700
+    assert (tt.tensor([1e4], dtype=dt) * 1e-8).item() > 0
+    assert (tt.tensor([0.01], dtype=tt.float16) / 70000).item() > 0
+
+
+def _TRANSPOSED(z):  # noqa: N802
+    return z.add_(z.T)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        _TRANSPOSED,
+        lambda z: z[1:].add_(z[:-1]),
+        lambda z: tt.add(z[:-1], 1, out=z[1:]),
+        lambda z: tt.sin(z[:-1], out=z[1:]),
+    ],
+)
+def test_partly_overlapping_writes_are_refused(call):
+    with pytest.raises(RuntimeError, match=OVERLAP):
+        z = tt.arange(4.0)
+        call(z.reshape(2, 2) if call is _TRANSPOSED else z)
+
+
+def test_overlap_allowed_cases():
+    z = tt.arange(4.0)
+    assert z.add_(z).tolist() == [0.0, 2.0, 4.0, 6.0]
+    assert tt.add(z, 1, out=z).tolist() == [1.0, 3.0, 5.0, 7.0]
+    assert tt.zeros(0).expand(3, 0).add_(1).shape == (3, 0)
+    with pytest.raises(RuntimeError, match="more than one element"):
+        tt.zeros(1, 2).expand(3, 2).add_(1)
+
+
+def test_cpu_index_zero():
+    assert str(tt.zeros(2, device="cpu:0").device) == "cpu"
+    assert str(tt.device("cpu:0")) == "cpu:0"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: tt.arange(2**63 - 1),
+        lambda: tt.arange(2**62),
+        lambda: tt.where(tt.tensor([True, False]), tt.tensor([1, 2], dtype=tt.int32), 2**40),
+        lambda: tt.clamp(tt.tensor([1, 2], dtype=tt.int32), max=2**40),
+        lambda: tt.tensor([1, 2], dtype=tt.int32).masked_fill(tt.tensor([True, False]), 2**40),
+        lambda: tt.full((2,), 2**40, dtype=tt.int32),
+        lambda: tt.full((2,), 1e6, dtype=tt.float16),
+        lambda: tt.zeros(2, dtype=tt.int32).fill_(2**40),
+        lambda: tt.zeros(2, dtype=tt.uint8).fill_(-256),
+    ],
+)
+def test_refused_as_in_pytorch(call):
+    with pytest.raises(RuntimeError):
+        call()
+
+
+def test_unsigned_negative_numbers_wrap():
+    assert tt.full((1,), -1, dtype=tt.uint8).item() == 255
+    assert tt.where(tt.tensor([False]), tt.tensor([1], dtype=tt.uint8), -1).item() == 255
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (lambda x: x - 70000.0, [0.0, -70144.0]),  # the number rounds to bfloat16 first
+        (lambda x: x == 1.0039, [False, True]),
+        (lambda x: x % 70000.0, [0.0, 1.0]),
+    ],
+)
+def test_bfloat16_numbers_round_to_bfloat16(call, expected):
+    assert call(tt.tensor([70144.0, 1.0], dtype=tt.bfloat16)).tolist() == expected
+
+
+@pytest.mark.parametrize("dt", [tt.float16, tt.bfloat16])
+def test_floor_divide_by_a_number_in_float32(dt):
+    assert (tt.tensor([1.0, 3.0], dtype=dt) // 3.0001).tolist() == [0.0, 0.0]
+
+
+def test_integer_division_by_zero_of_nothing_is_empty():
+    assert tt.remainder(tt.tensor([], dtype=tt.uint8), 0).shape == (0,)
+    assert tt.floor_divide(tt.tensor([], dtype=tt.int64), tt.tensor(0)).shape == (0,)
+    with pytest.raises(ZeroDivisionError):
+        tt.remainder(tt.tensor([1]), 0)
+
+
+def test_out_that_is_an_input_is_not_resized():
+    x = tt.zeros(3)
+    with pytest.raises(RuntimeError, match=r"doesn't match the broadcast shape \[1, 3\]"):
+        tt.add(x, tt.zeros(1, 3), out=x)
+    with pytest.warns(UserWarning, match="resized"):
+        assert tt.add(x, tt.zeros(1, 3), out=tt.zeros(3)).shape == (1, 3)
+
+
+def test_cpu_index_zero_device_object():
+    d = tt.device("cpu:0")
+    for t in (tt.zeros(2, device=d), tt.arange(3, device=d), tt.zeros_like(tt.ones(2), device=d)):
+        assert str(t.device) == "cpu"
+
+
+@pytest.mark.parametrize(
+    ("args", "dtype", "expected"),
+    [
+        ((2.5,), tt.int64, [0, 1]),  # int64 truncates the bounds before sizing
+        ((2.5,), tt.int32, [0, 1, 2]),  # other dtypes size in double
+        ((0, 2, 0.5), tt.int32, [0, 0, 0, 0]),  # the step truncates to 0 after sizing
+        ((0.001,), tt.int64, []),
+    ],
+)
+def test_integer_arange_of_float_bounds(args, dtype, expected):
+    assert tt.arange(*args, dtype=dtype).tolist() == expected
+    assert tt.arange(*args, dtype=dtype, device="meta").shape == (len(expected),)
+
+
+def test_negative_numbers_into_unsigned():
+    assert tt.zeros(2, dtype=tt.uint8).fill_(-1).tolist() == [255, 255]
+    with pytest.raises(RuntimeError, match="overflow"):
+        tt.full((), -1.0, dtype=tt.uint8)  # a float does not wrap
+    with pytest.raises(ValueError, match="step must be nonzero"):
+        tt.arange(0, 2, 0.5, dtype=tt.int64)
