@@ -214,7 +214,9 @@ def _number_as(value: Any, cdt: tensor.dtype, xp: Any) -> Any:
 # is one the op computes in directly, the kernel casts the bool array to it and calls
 # the function, which is what ``_promote`` would do, without its result-type walk.
 # Plain Tensors only: a wrapped number (``2.0 * mask``) promotes by its category, not
-# by its dtype.  Not for sub/rsub, which refuse bool operands (``check_operands``).
+# by its dtype.  Not for sub/rsub, which refuse bool operands (``check_operands``): their
+# kernels are ``binary_alpha``'s and ``_extra_kernel``s, and ``_tensor_kernel`` refuses
+# to make them.
 _BOOL = tensor.bool
 _NO_BOOL_OPERAND = frozenset({"sub", "rsub"})
 
@@ -314,7 +316,8 @@ def _tensor_kernel(
     name = op.name
     ndarray, asarray, finish = ns.ndarray, ns.asarray, ns.finish
 
-    bool_operands = name not in _NO_BOOL_OPERAND
+    if name in _NO_BOOL_OPERAND:  # Note [Bool operand]: binary_alpha and extra=True make them
+        raise ValueError(f"{name} refuses bool operands: make it with binary_alpha or extra=True")
 
     def kernel(self: Any, other: Any) -> Any:
         dt = self._dtype
@@ -326,7 +329,7 @@ def _tensor_kernel(
                 if type(out) is not ndarray:
                     out = asarray(out)
                 return _make(out, odt, self._device)
-            if bool_operands and fast and type(self) is Tensor and type(other) is Tensor:
+            if fast and type(self) is Tensor and type(other) is Tensor:
                 other_dt = other._dtype  # Note [Bool operand]
                 x, y = self._array, other._array
                 if other_dt is _BOOL and dt in direct:

@@ -80,7 +80,10 @@ def check_fits(op: str, value: Any, dt: Any, arg: str) -> None:
 
 def wrapped(value: Any, dt: Any) -> Any:
     """``value`` as PyTorch stores it in ``dt``: a negative int into an unsigned dtype
-    wraps around (-1 is 255 in uint8), which NumPy refuses; anything else unchanged."""
+    wraps around (-1 is 255 in uint8), which NumPy refuses; a complex number (that fits)
+    into a real dtype is its real part; anything else unchanged."""
+    if type(value) is complex and not dt.is_complex:
+        return value.real
     if type(value) is int and value < 0 and dt.kind == 1 and dt.numpy_dtype.kind == "u":
         return value % (1 << (8 * dt.itemsize))
     return value

@@ -163,6 +163,9 @@ def assert_same(fast: Any, general: Any, *, rtol: float = 0.0, what: str = "resu
     assert fa == ga, f"{what}: the arrays' dtypes {fa} != {ga} (a mislabelled array)"
     assert str(fast.device) == str(general.device), f"{what}: {fast.device} != {general.device}"
     assert fast.requires_grad == general.requires_grad, f"{what}: requires_grad differs"
+    for t, side in ((fast, "fast"), (general, "general")):
+        array_dt = getattr(t.detach()._array, "dtype", None)
+        assert array_dt == t.dtype.numpy_dtype, f"{what}: {side} array {array_dt} for {t.dtype}"
     assert (fast._base is None) == (general._base is None), (
         f"{what}: one is a view and the other is not"
     )

@@ -7,6 +7,7 @@ step, floats, big sizes)."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -151,3 +152,55 @@ def test_arange_index_vector(n, device):
 def test_dtype_that_is_not_a_dtype(name, dtype):
     """The fast path takes the dtype it is given only when it is one of the op's dtypes."""
     same_both_ways(lambda: _metadata(getattr(tt, name)(3, dtype=dtype)))
+
+
+@pytest.mark.parametrize("step", [None, 1, 2, -1])
+@pytest.mark.parametrize("start", [-2, 0, 1, 3])
+@pytest.mark.parametrize("end", [-3, 0, 2, 5])
+def test_arange_int_bounds(start, end, step):
+    """Every int start, end and step next to ``arange(n)``'s guard (start 0, step 1)."""
+    args = (start, end) if step is None else (start, end, step)
+    same_both_ways(lambda: tt.arange(*args), torch_call=lambda: torch.arange(*args))
+
+
+_INT_LIMITS = [(tt.uint8, 0, 255), (tt.int8, -128, 127), (tt.int16, -(2**15), 2**15 - 1),
+               (tt.int32, -(2**31), 2**31 - 1), (tt.int64, -(2**63), 2**63 - 1)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("dt", "lo", "hi"), _INT_LIMITS)
+@pytest.mark.parametrize("which", ["lo", "hi", "below", "above", "float_hi", "float_lo"])
+@pytest.mark.parametrize("how", ["full", "fill_", "where", "clamp", "masked_fill"])
+def test_numbers_at_the_limits(dt, lo, hi, which, how):
+    """Note [Numbers that overflow]: the largest and smallest numbers that fit, and the
+    next ones, as PyTorch (backends/common/numbers.py)."""
+    value = {"lo": lo, "hi": hi, "below": lo - 1, "above": hi + 1}.get(which)
+    if value is None:
+        value = float(hi) if which == "float_hi" else float(lo)
+        if dt is tt.int64:
+            return  # 2**63 as a double is above int64's max; PyTorch's own check differs
+    _store(how, dt, value)
+
+
+@pytest.mark.parametrize("dt", [tt.float32, tt.float16, tt.bfloat16, tt.int32, tt.complex64])
+@pytest.mark.parametrize("value", [1 + 0j, 2 - 1j, 0j, -1.5j, complex(3e38, 0), 1e39, -7e4])
+@pytest.mark.parametrize("how", ["full", "fill_", "masked_fill"])
+def test_complex_and_big_numbers(dt, value, how):
+    _store(how, dt, value)
+
+
+def _store(how, dt, value):
+    tdt = getattr(torch, dt.name)
+
+    def run(module, d):
+        x = module.zeros(2, dtype=d)
+        if how == "full":
+            return module.full((2,), value, dtype=d)
+        if how == "fill_":
+            return x.fill_(value)
+        if how == "where":
+            return module.where(module.tensor([True, False]), x, value)
+        if how == "clamp":
+            return module.clamp(x, max=value)
+        return x.masked_fill(module.tensor([True, False]), value)
+
+    same_both_ways(lambda: run(tt, dt), torch_call=lambda: run(torch, tdt))

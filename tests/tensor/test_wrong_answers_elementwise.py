@@ -155,3 +155,12 @@ def test_negative_numbers_into_unsigned():
         tt.full((), -1.0, dtype=tt.uint8)  # a float does not wrap
     with pytest.raises(ValueError, match="step must be nonzero"):
         tt.arange(0, 2, 0.5, dtype=tt.int64)
+
+
+@pytest.mark.parametrize("alpha", [1.0, True, 1 + 0j])
+@pytest.mark.parametrize("op", ["add", "sub"])
+def test_alpha_with_a_number(op, alpha):
+    """The Scalar overloads check alpha as the Tensor ones (binary_alpha: ``is not 1``)."""
+    x = tt.tensor([1, 2])
+    with pytest.raises(RuntimeError):
+        getattr(x, op)(2, alpha=alpha)
