@@ -371,7 +371,17 @@ POLICIES: dict[str, dict[str, str]] = {
         ),
         "norm": "fp32_append_dtype",
         **dict.fromkeys(
-            ["atan2", "dot", "vdot", "tensordot", "scatter_add", "index_put"], "promote"
+            [
+                "addcdiv",
+                "addcmul",
+                "atan2",
+                "dot",
+                "vdot",
+                "tensordot",
+                "scatter_add",
+                "index_put",
+            ],
+            "promote",
         ),
         "binary_cross_entropy": "banned",
     },

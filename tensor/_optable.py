@@ -179,6 +179,17 @@ _BASE_ROWS: tuple[OpInfo, ...] = (
         ),
         "ternary", REAL_NO_BOOL,
     ),
+    OpInfo(
+        "addcmul",
+        ("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",),
+        "ternary", NO_BOOL,
+    ),
+    OpInfo(
+        "addcdiv",
+        ("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",),
+        # Integer results are refused before (PyTorch: "Integer division with addcdiv ...").
+        "ternary", INEXACT,
+    ),
     # -- elementwise, unary ----------------------------------------------------------------
     _unary("neg", NO_BOOL, same, dunders=("__neg__",)),
     _unary("abs", NO_BOOL, to_real, dunders=("__abs__",)),

@@ -41,6 +41,7 @@ INPLACE: dict[str, tuple[str, ...]] = {
     "bitwise_and": ("__iand__",), "bitwise_or": ("__ior__",), "bitwise_xor": ("__ixor__",),
     "bitwise_left_shift": ("__ilshift__",), "bitwise_right_shift": ("__irshift__",),
     "fmod": (), "atan2": (), "hypot": (), "lerp": (), "clamp": (),
+    "addcmul": (), "addcdiv": (),
     "logical_and": (), "logical_or": (), "logical_xor": (),
     "eq": (), "ne": (), "lt": (), "le": (), "gt": (), "ge": (),
     "neg": (), "abs": (), "sign": (), "exp": (), "exp2": (), "expm1": (), "log": (), "log2": (),

@@ -1,4 +1,5 @@
-"""Kernels of the three-operand elementwise operators (where, lerp, clamp), written once.
+"""Kernels of the three-operand elementwise operators (where, lerp, clamp, addcmul,
+addcdiv), written once.
 
 Imports: ``tensor`` and ``backends.common``.  Each factory takes the operator's
 table row and a ``Namespace`` and returns ``{qualified overload name: kernel}``;
@@ -38,9 +39,14 @@ def _array(x: Any, cdt: tensor.dtype, xp: Any) -> Any:
     return xp.asarray(x).astype(cdt.numpy_dtype)
 
 
-def result(op: Any, *args: Any) -> tuple[tuple[int, ...], tensor.dtype, tensor.dtype]:
-    """(shape, compute dtype, result dtype) of a where/lerp/clamp call, or PyTorch's error."""
+def result(
+    op: Any, *args: Any, value: Any = 1
+) -> tuple[tuple[int, ...], tensor.dtype, tensor.dtype]:
+    """(shape, compute dtype, result dtype) of a where/lerp/clamp/addcmul/addcdiv call, or
+    PyTorch's error (``value`` is addcmul's and addcdiv's)."""
     name = op.name
+    if name in _ADDC:
+        return _addc_result(op, *args, value=value)
     if name == "where":
         condition, x, y = args
         if condition._dtype is not tensor.bool:
@@ -80,6 +86,45 @@ def result(op: Any, *args: Any) -> tuple[tuple[int, ...], tensor.dtype, tensor.d
     return shapes.broadcast_all(name, named), entry[0], entry[1]
 
 
+_ADDC = frozenset({"addcmul", "addcdiv"})
+# PyTorch: "Integer division with addcdiv is no longer supported, ..." (two spaces included).
+_ADDCDIV_INTEGER = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+    "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
+    "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+    "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+    "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+    "for all dtypes."
+)
+_REDUCED = frozenset({tensor.float16, tensor.bfloat16})
+
+
+def _addc_result(
+    op: Any, x: Any, t1: Any, t2: Any, *, value: Any
+) -> tuple[tuple[int, ...], tensor.dtype, tensor.dtype]:
+    """addcmul/addcdiv (PyTorch 2.13): the three tensors promote together, ``value`` does
+    not take part; addcdiv refuses two integral (or bool) divisor operands; ``value`` must
+    fit the dtype it is computed in (float32 for float16/bfloat16: PyTorch's opmath type),
+    where PyTorch checks it (Note [Numbers that overflow])."""
+    name = op.name
+    if (
+        name == "addcdiv"
+        and isinstance(t1, Tensor)
+        and isinstance(t2, Tensor)
+        and t1._dtype.kind <= 1
+        and t2._dtype.kind <= 1
+    ):
+        raise RuntimeError(f"addcdiv(): {_ADDCDIV_INTEGER}")
+    dt = tensor.result_type(x, t1, t2)
+    entry = op.result_dtypes.get(dt)
+    if entry is None:
+        raise errors.unsupported_dtype(name, dt)
+    cdt = tensor.float32 if dt in _REDUCED else entry[0]
+    check_fits(name, value, cdt, "value")
+    named = [("self", _shape(x)), ("tensor1", _shape(t1)), ("tensor2", _shape(t2))]
+    return shapes.broadcast_all(name, named), cdt, entry[1]
+
+
 def _device(*args: Any) -> Any:
     # The device of the first dimensioned tensor (a 0-d CPU tensor may join any device).
     for a in args:
@@ -92,7 +137,8 @@ def _device(*args: Any) -> Any:
 
 
 def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
-    """Data kernels of ``where``, ``lerp`` or ``clamp`` for the namespace of ``ns``."""
+    """Data kernels of ``where``, ``lerp``, ``clamp``, ``addcmul`` or ``addcdiv`` for the
+    namespace of ``ns``."""
     xp, finish = ns.xp, ns.finish
 
     if op.name == "where":
@@ -155,6 +201,21 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
 
         rename(lerp, "lerp", ns)
         return {"lerp.Scalar": lerp, "lerp.Tensor": lerp}
+
+    if op.name in _ADDC:
+        divide = op.name == "addcdiv"
+
+        def addc(self: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
+            _, cdt, odt = result(op, self, tensor1, tensor2, value=value)
+            x, a, b = _array(self, cdt, xp), _array(tensor1, cdt, xp), _array(tensor2, cdt, xp)
+            # PyTorch's order: self + value * tensor1 * tensor2 (or / tensor2), with value
+            # converted to the compute dtype first (2.5 is 2 for integers).
+            v = _array(value, cdt, xp)
+            out = x + (v * a / b if divide else v * a * b)
+            return _make(finish(out, odt), odt, _device(self, tensor1, tensor2))
+
+        rename(addc, op.name, ns)
+        return {op.name: addc}
 
     def clamp(self: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
         _, cdt, odt = result(op, self, min, max)

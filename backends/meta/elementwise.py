@@ -93,11 +93,16 @@ def binary(op: Any, names: tuple[str, str], *, reverse: bool, rounding_op: Any =
 
 
 def ternary_kernel(op: Any) -> Any:
-    arg_names = {"where": ("condition", "self", "other"), "lerp": ("self", "end", "weight")}
+    arg_names = {
+        "where": ("condition", "self", "other"),
+        "lerp": ("self", "end", "weight"),
+        "addcmul": ("self", "tensor1", "tensor2"),
+        "addcdiv": ("self", "tensor1", "tensor2"),
+    }
     names = arg_names.get(op.name, ("self", "min", "max"))
 
-    def kernel(*args: Any) -> Any:
-        shape, _, odt = ternary.result(op, *args)
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        shape, _, odt = ternary.result(op, *args, **kwargs)
         dev = check_devices(op.name, list(zip(names, args, strict=False)))
         return _make_meta(shape, odt, dev)
 

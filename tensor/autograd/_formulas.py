@@ -165,6 +165,20 @@ def _lerp(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     return tuple(grads)
 
 
+@saves("tensor1:tensor2", "tensor2:tensor1")
+def _addcmul(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    t1, t2, value = a["tensor1"], a["tensor2"], a.get("value", 1)
+    gv = g if value == 1 else g * value
+    return _t(g, a["self"]), _t(gv * t2, t1), _t(gv * t1, t2)
+
+
+@saves("tensor1:tensor2", "tensor2")
+def _addcdiv(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    t1, t2, value = a["tensor1"], a["tensor2"], a.get("value", 1)
+    gv = g if value == 1 else g * value
+    return _t(g, a["self"]), _t(gv / t2, t1), _t(-gv * t1 / (t2 * t2), t2)
+
+
 def _clamp_mask(x: Any, lo: Any, hi: Any) -> Any:
     keep = x == x  # all True, NaN positions excepted (PyTorch passes no gradient there)
     if lo is not None:
@@ -291,6 +305,8 @@ _ELEMENTWISE: dict[str, Formula] = {
     "lerp.Tensor": _lerp,
     "clamp": _clamp,
     "clamp.Tensor": _clamp_tensor,
+    "addcmul": _addcmul,
+    "addcdiv": _addcdiv,
     "neg": _unary(lambda g, x, out: -g, saved=()),
     "abs": _unary(lambda g, x, out: g * core.sign(x)),
     "sign": _unary(_zero, ()),
@@ -350,7 +366,7 @@ _FUNCTIONAL: dict[str, Formula] = {
 # formula; the autograd layer does the in-place bookkeeping (see ``_layer``).
 _INPLACE = (
     "add", "sub", "mul", "div", "remainder", "pow", "fmod", "atan2", "hypot", "lerp", "clamp",
-    "neg", "abs", "sign", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
+    "addcmul", "addcdiv", "neg", "abs", "sign", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
     "rsqrt", "square", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
     "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "relu", "erf", "erfc", "floor",
     "ceil", "trunc", "frac", "round", "nan_to_num", "masked_fill", "index_put", "scatter",

@@ -25,6 +25,19 @@ from . import samples as S
 from .opentry import OpEntry, _core, _fn
 from .samples import DTYPE_NAMES, FLOAT_NAMES, INT_NAMES, up, upf
 
+def _addc_ref(divide: bool) -> Callable[..., Any]:
+    """``self + value * tensor1 * tensor2`` (or ``/ tensor2``), ``value`` converted to the
+    integer dtype first where the three are integers (PyTorch truncates 2.5 to 2)."""
+
+    def reference(x: Any, t1: Any, t2: Any, value: Any = 1) -> Any:
+        if all(a.dtype.kind in "iu" for a in (x, t1, t2)):
+            value = int(value)
+        a, b = up(t1), up(t2)
+        return up(x) + (value * a / b if divide else value * a * b)
+
+    return reference
+
+
 # Unary: name -> (NumPy reference, input domain).
 UNARY: dict[str, tuple[Callable[..., Any], tuple[float, float]]] = {
     "neg": (lambda x: np.negative(up(x)), (-3, 3)),
@@ -310,6 +323,8 @@ def _build() -> list[OpEntry]:
             S.lerp_samples,
         )
     )
+    for name, divide in (("addcmul", False), ("addcdiv", True)):
+        db.append(OpEntry(name, name, _fn(name), _addc_ref(divide), S.addc_samples(divide)))
     db.append(
         OpEntry(
             "clamp",

@@ -275,6 +275,48 @@ def lerp_samples(dtype: str, rng: np.random.Generator) -> list[Sample]:
     ]
 
 
+def addc_samples(divide: bool) -> Callable[[str, np.random.Generator], list[Sample]]:
+    """addcmul/addcdiv: (self, tensor1, tensor2) and ``value``; addcdiv's divisors stay
+    away from zero (integer dtypes are refused by both libraries)."""
+    lo2 = 0.5 if divide else -3
+
+    def samples(dtype: str, rng: np.random.Generator) -> list[Sample]:
+        integral = dtype == "bool" or dtype in INT_NAMES
+        v: Any = True if dtype == "bool" else 2 if integral else 0.5
+        a, b = values(dtype, (3, 4), rng), values(dtype, (3, 4), rng)
+        c = values(dtype, (3, 4), rng, lo2, 3)
+        out = [
+            Sample((a, b, c), name="same", plain=True),
+            Sample((a, b, c), {"value": v}, name="value"),
+            Sample(
+                (
+                    values(dtype, (3, 1), rng),
+                    values(dtype, (4,), rng),
+                    values(dtype, (2, 1, 1), rng, lo2, 3),
+                ),
+                {"value": v},
+                name="broadcast",
+            ),
+            Sample(
+                (values(dtype, (0, 4), rng), values(dtype, (4,), rng), values(dtype, (4,), rng, lo2, 3)),
+                name="empty",
+                degenerate=True,
+            ),
+        ]
+        if integral and dtype != "bool":
+            # A float value with integer tensors: converted to the dtype (2.5 is 2).
+            out.append(Sample((a, b, c), {"value": 2.5}, name="float-value"))
+            # A value outside the dtype: PyTorch's "value cannot be converted" error.
+            out.append(Sample((a, b, c), {"value": 2**40}, name="value-overflows"))
+        if dtype in COMPLEX_NAMES:
+            out.append(Sample((a, b, c), {"value": 0.5 - 1j}, name="complex-value"))
+        elif not integral:
+            out.append(Sample((a, b, c), {"value": 1j}, name="complex-value-refused"))
+        return out
+
+    return samples
+
+
 def clamp_samples(dtype: str, rng: np.random.Generator) -> list[Sample]:
     x = values(dtype, (3, 4), rng, -5, 5)
     lo, hi = (-2, 2) if dtype != "uint8" else (1, 3)

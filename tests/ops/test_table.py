@@ -42,6 +42,8 @@ FUNCTIONS = [
     "where",
     "lerp",
     "clamp",
+    "addcmul",
+    "addcdiv",
     "neg",
     "abs",
     "sign",

@@ -292,6 +292,8 @@ EXTRA: list[tuple[str, Callable[..., Any], list[np.ndarray], bool]] = [
     ("clamp-tensors", lambda lib, x, lo, hi: lib.clamp(x, lo, hi), [_r(3, 4, lo=-3, hi=3), _r(4, lo=-2, hi=-1), _r(3, 1, lo=1, hi=2)], True),
     ("max-other", lambda lib, x, y: lib.max(x, y), [_r(3, 4), _r(4)], True),
     ("lerp-tensor", lambda lib, x, y, w: lib.lerp(x, y, w), [_r(3, 4), _r(4), _r(3, 1)], True),
+    ("addcmul-bcast", lambda lib, x, a, b: lib.addcmul(x, a, b, value=0.5), [_r(3, 1), _r(4), _r(2, 1, 1)], True),
+    ("addcdiv-bcast", lambda lib, x, a, b: lib.addcdiv(x, a, b, value=-2), [_r(4), _r(3, 1), _r(3, 4, lo=0.5, hi=2)], True),
     # neural-network functions (small inputs: finite differences over every element)
     ("softmax", lambda lib, x: lib.softmax(x, 1), [_r(3, 4)], True),
     ("softmax-dim0", lambda lib, x: F(lib).softmax(x, dim=0), [_r(3, 4)], True),

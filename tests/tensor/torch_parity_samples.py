@@ -23,7 +23,7 @@ __all__ = ["OPS_MD", "SAMPLES", "Dt", "Sample"]
 OPS_MD = {
     "elementwise, binary": """add sub mul div floor_divide remainder fmod pow maximum minimum
         atan2 hypot eq ne lt le gt ge logical_and logical_or logical_xor bitwise_and bitwise_or
-        bitwise_xor bitwise_left_shift bitwise_right_shift isclose where lerp clamp""",
+        bitwise_xor bitwise_left_shift bitwise_right_shift isclose where lerp clamp addcmul addcdiv""",
     "elementwise, unary": """neg abs sign exp exp2 expm1 log log2 log10 log1p sqrt rsqrt square
         reciprocal sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh sigmoid relu gelu
         silu softplus erf erfc floor ceil round trunc frac logical_not bitwise_not isnan isinf
@@ -142,6 +142,8 @@ SAMPLES: dict[str, list[Sample]] = {
     "isclose": [S(A, A + 1e-9), S(A, B, rtol=0.5, atol=0.2), S(SPECIAL, SPECIAL, equal_nan=True)],
     "where": [S(MASK, A, B, self_index=1), S(MASK, A, 0.5, self_index=1)],
     "lerp": [S(A, B, 0.3), S(A, B, P)],
+    "addcmul": [S(N, A, B), S(N, A, P, value=0.5), S(I, J, J, value=2)],
+    "addcdiv": [S(N, A, P), S(N, A, P, value=-0.5)],
     "clamp": [S(N, -0.5, 0.5), S(N, min=0.0), S(N, max=0.2), S(N, A - 1, A)],
     # -- elementwise, unary
     **{name: _unary() for name in _UNARY_01.split()},
