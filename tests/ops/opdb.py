@@ -25,6 +25,7 @@ from . import samples as S
 from .opentry import OpEntry, _core, _fn
 from .samples import DTYPE_NAMES, FLOAT_NAMES, INT_NAMES, up, upf
 
+
 def _addc_ref(divide: bool) -> Callable[..., Any]:
     """``self + value * tensor1 * tensor2`` (or ``/ tensor2``), ``value`` converted to the
     integer dtype first where the three are integers (PyTorch truncates 2.5 to 2)."""
