@@ -215,11 +215,13 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
 
     def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
         dt = factory_dtype(op("full"), dtype, (fill_value,))
-        check_fits("full", fill_value, dt, "fill_value")  # Note [Numbers that overflow]
+        shape = size_of("full", size)
+        # Note [Numbers that overflow]; PyTorch fills one element without the check for
+        # floating dtypes (as fill_ does).
+        if dt.kind == 1 or math.prod(shape) != 1:
+            check_fits("full", fill_value, dt, "fill_value")
         fill_value = wrapped(fill_value, dt)  # unsigned: -1 wraps to 255, as PyTorch
-        arr = xp.full(
-            size_of("full", size), fill_value if dt.kind else bool(fill_value), dtype=dt.numpy_dtype
-        )
+        arr = xp.full(shape, fill_value if dt.kind else bool(fill_value), dtype=dt.numpy_dtype)
         return _make(arr, dt, _dev(device))
 
     out["full"] = rename(full, "full", ns)

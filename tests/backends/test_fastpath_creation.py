@@ -189,7 +189,7 @@ def test_complex_and_big_numbers(dt, value, how):
 
 
 def _store(how, dt, value):
-    tdt = getattr(torch, dt.name)
+    tdt = None if torch is None else getattr(torch, dt.name)
 
     def run(module, d):
         x = module.zeros(2, dtype=d)

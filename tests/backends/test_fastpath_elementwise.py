@@ -15,6 +15,7 @@ from tests.backends.fastpath_support import (
     numbers,
     same_both_ways,
     tensors,
+    torch,
     torch_quirk,
 )
 
@@ -149,16 +150,14 @@ def test_where(x, other):
     which=st.sampled_from(["zeros", "ones", "empty_like_shape", "arange"]),
 )
 def test_factories(n, dtype, which):
-    import torch
-
-    tdt = None if dtype is None else getattr(torch, dtype.name)
+    tdt = None if dtype is None or torch is None else getattr(torch, dtype.name)
     if which == "arange":
         same_both_ways(
             lambda: tt.arange(n, dtype=dtype), torch_call=lambda: torch.arange(n, dtype=tdt)
         )
     elif n < 100:
         fn = tt.ones if which == "ones" else tt.zeros
-        tfn = torch.ones if which == "ones" else torch.zeros
+        tfn = None if torch is None else torch.ones if which == "ones" else torch.zeros
         same_both_ways(
             lambda: fn(n, dtype=dtype, device="cpu:0"),
             torch_call=lambda: tfn(n, dtype=tdt, device="cpu:0"),

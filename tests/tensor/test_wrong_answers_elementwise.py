@@ -164,3 +164,17 @@ def test_alpha_with_a_number(op, alpha):
     x = tt.tensor([1, 2])
     with pytest.raises(RuntimeError):
         getattr(x, op)(2, alpha=alpha)
+
+
+def test_full_of_one_element_stores_a_float_that_overflows_as_fill_does() -> None:
+    """PyTorch checks a number against a floating dtype only when filling more than one
+    element: ``full((), 70000, dtype=float16)`` is inf, ``full((2,), 70000, ...)`` raises
+    (found by the creation property test)."""
+    import math
+
+    for size in ((), (1,)):
+        assert math.isinf(tt.full(size, 2**31, dtype=tt.float16).reshape(-1)[0].item())
+    with pytest.raises(RuntimeError, match="without overflow"):
+        tt.full((2,), 70000, dtype=tt.float16)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        tt.full((), 300, dtype=tt.uint8)  # integers are always checked
