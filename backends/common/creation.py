@@ -369,10 +369,7 @@ _INT64_MAX = 2**63 - 1
 
 
 def _dev(device: Any) -> Any:
-    if device is None:
-        return tensor.device("cpu")
-    d = tensor.device(device)  # a CPU tensor's device is ``cpu``, even made on "cpu:0"
-    return d if d.index is None or d.type == "cuda" else tensor.device(d.type)
+    return tensor.device("cpu") if device is None else tensor.device(device)
 
 
 def generator_engine(generator: Any, device: Any, device_type: str, factory: Any) -> Any:

@@ -123,10 +123,10 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     def cat(tensors: Any, dim: Any = 0) -> Any:
         # Fast path (ci/bench/ops.py: cat of ten small tensors): one dtype (the call's
         # validation has made ``dim`` an integer).  The array library checks the rest
-        # (shapes, 0-d arrays, the dim's range), and any
-        # error it raises sends the call down the validating path below, which raises
-        # PyTorch's message (or, for legacy 1-D empty tensors, skips them).  Devices are
-        # not compared here: arrays of another device make the library raise.
+        # (shapes, 0-d arrays, the dim's range), and any error it raises sends the call
+        # down the validating path below, which raises PyTorch's message (or, for legacy
+        # 1-D empty tensors, skips them).  Devices are not compared here: arrays of
+        # another device make the library raise.
         if not meta and tensors and fastpaths.ENABLED:
             first = tensors[0]
             dt = first._dtype

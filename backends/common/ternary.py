@@ -25,8 +25,9 @@ _BOOL = tensor.bool
 # A Python number's kind (tensor._dtype's BOOL, INT, FLOAT, COMPLEX): it keeps a
 # tensor's dtype when its kind is not above the tensor's.
 _NUMBER_KIND = {bool: 0, int: 1, float: 2, complex: 3}
-# where() stores its number unchecked in these dtypes (PyTorch 2.13: float16 and 1e6 is inf).
-_UNCHECKED_WHERE = frozenset({tensor.float16, tensor.bfloat16})
+# Half precision: where() stores its number unchecked (PyTorch 2.13: float16 and 1e6 is
+# inf); addcmul/addcdiv compute in float32 (PyTorch's opmath type).
+_HALF = frozenset({tensor.float16, tensor.bfloat16})
 
 
 def _shape(x: Any) -> tuple[int, ...]:
@@ -56,7 +57,7 @@ def result(
                 f"{condition._dtype.name} (argument 'condition')",
             )
         dt = tensor.result_type(x, y)
-        if dt not in _UNCHECKED_WHERE:  # Note [Numbers that overflow]; PyTorch: not half
+        if dt not in _HALF:  # Note [Numbers that overflow]; PyTorch: not half
             check_fits("where", x, dt, "self")
             check_fits("where", y, dt, "other")
         named = [("condition", _shape(condition)), ("self", _shape(x)), ("other", _shape(y))]
@@ -96,7 +97,6 @@ _ADDCDIV_INTEGER = (
     "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
     "for all dtypes."
 )
-_REDUCED = frozenset({tensor.float16, tensor.bfloat16})
 
 
 def _addc_result(
@@ -119,7 +119,7 @@ def _addc_result(
     entry = op.result_dtypes.get(dt)
     if entry is None:
         raise errors.unsupported_dtype(name, dt)
-    cdt = tensor.float32 if dt in _REDUCED else entry[0]
+    cdt = tensor.float32 if dt in _HALF else entry[0]
     check_fits(name, value, cdt, "value")
     named = [("self", _shape(x)), ("tensor1", _shape(t1)), ("tensor2", _shape(t2))]
     return shapes.broadcast_all(name, named), cdt, entry[1]
@@ -173,7 +173,7 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                             if (
                                 kind is not None
                                 and kind <= dt.kind
-                                and (dt in _UNCHECKED_WHERE or not overflows(other, dt))
+                                and (dt in _HALF or not overflows(other, dt))
                             ):
                                 out = where_fn(c, a, other)
                     except (OverflowError, ValueError):  # int8 and 1000, shapes

@@ -141,7 +141,7 @@ def _check_overlap(name: str, written: Any, args: Any, kwargs: dict[str, Any]) -
         return
     a = written._array
     for v in (*args, *kwargs.values()):
-        if type(v) is Tensor or isinstance(v, Tensor):
+        if isinstance(v, Tensor):
             overlap.check_in_place(name, a, v._array)
 
 
