@@ -133,6 +133,10 @@ def test_a_stolen_gradient_aliases_nothing_visible(
         with tt.no_grad():
             v.fill_(-7.0)
         for m, (w, before) in enumerate(zip(everything, snapshot, strict=True)):
+            # Tensors the user holds may alias each other (the gradient passed in reaches a
+            # hook unchanged); what must not alias them, or each other, is a .grad.
+            if k >= len(grads) and m >= len(grads):
+                continue
             if m != k and not any(w is x for x in everything[:m]):
                 assert np.array_equal(w.detach().numpy(), before), (program, k, m)
         with tt.no_grad():
