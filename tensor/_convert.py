@@ -25,6 +25,7 @@ from ._meta_array import MetaArray
 __all__ = [
     "MetaArray",
     "array_from_data",
+    "cast_array",
     "cuda_from_dlpack",
     "data_ptr",
     "move_array",
@@ -85,6 +86,23 @@ def to_numpy(array: Any, *, op: str = "numpy()") -> np.ndarray:
     return np.asarray(array)
 
 
+def cast_array(array: Any, np_dtype: Any) -> Any:
+    """``array.astype(np_dtype)`` (NumPy or CuPy) with PyTorch's float-to-unsigned rule.
+
+    C++ leaves a negative float converted to an unsigned type undefined: x86 CPUs wrap
+    (-1.0 -> 255), CUDA and Arm saturate (-> 0).  PyTorch goes through int64 for uint8
+    (c10's ``static_cast_with_inter_type``) so every device wraps; so do we, for every
+    unsigned dtype, and a complex source gives its real part.
+    """
+    kind = array.dtype.kind
+    if kind in "fcV" and np.dtype(np_dtype).kind == "u":
+        if kind == "c":
+            array = array.real
+        with np.errstate(invalid="ignore", over="ignore"):
+            return array.astype(np.int64).astype(np_dtype)
+    return array.astype(np_dtype)
+
+
 def move_array(
     array: Any,
     target: device,
@@ -108,7 +126,7 @@ def move_array(
         else:
             out = to_numpy(array, op="to()")
         if np_dtype is not None and out.dtype != np_dtype:
-            return out.astype(np_dtype)
+            return cast_array(out, np_dtype)
         return out.copy() if copy and out is array else out
     if kind == "cuda":
         if _CudaHooks.to_device is None:

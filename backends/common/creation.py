@@ -20,6 +20,7 @@ import numpy as np
 
 import tensor
 from tensor import Tensor
+from tensor._device import canonical
 
 from . import errors, fastpaths, shapes
 from .elementwise import Namespace, rename
@@ -369,7 +370,9 @@ _INT64_MAX = 2**63 - 1
 
 
 def _dev(device: Any) -> Any:
-    return tensor.device("cpu") if device is None else tensor.device(device)
+    # Out of BackendSelect's reach (``zeros(2, device="cuda", out=t)`` dispatches on ``t``),
+    # the device is made canonical here: "cuda" is the current CUDA device.
+    return tensor.device("cpu") if device is None else canonical(tensor.device(device))
 
 
 def generator_engine(generator: Any, device: Any, device_type: str, factory: Any) -> Any:

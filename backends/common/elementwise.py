@@ -31,6 +31,7 @@ from typing import Any
 
 import tensor
 from tensor import Tensor
+from tensor._convert import cast_array
 
 from . import errors, fastpaths, shapes
 
@@ -127,7 +128,7 @@ class Namespace:
         if type(out) is not self.ndarray:
             out = self.asarray(out)
         if out.dtype is not odt.numpy_dtype:
-            out = out.astype(odt.numpy_dtype)
+            out = cast_array(out, odt.numpy_dtype)
         return out
 
 

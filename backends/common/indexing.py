@@ -227,7 +227,12 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         return _make(xp.take_along_axis(x[key], idx, axis=d), self._dtype, self._device)
 
     def _scatter_key(x: Any, d: int, idx: Any) -> tuple[Any, ...]:
-        grid = list(xp.meshgrid(*[xp.arange(n) for n in idx.shape], indexing="ij", sparse=True))
+        # Open index grids by reshaping (meshgrid's ``sparse=`` is NumPy's, not the standard's).
+        nd = idx.ndim
+        grid: list[Any] = [
+            xp.reshape(xp.arange(n), (1,) * i + (n,) + (1,) * (nd - i - 1))
+            for i, n in enumerate(idx.shape)
+        ]
         grid[d] = idx
         return tuple(grid)
 

@@ -207,7 +207,10 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 raise RuntimeError(f"{op}(): input tensor must have at least 2 dimensions")
             if meta:
                 return _make_meta(tuple(x.shape), self._dtype, self._device)
-            return _make(fn(x, k=int(diagonal)), self._dtype, self._device)
+            out = fn(x, k=int(diagonal))
+            if out.dtype != x.dtype:  # CuPy's tril/triu give bfloat16 back as float32
+                out = out.astype(x.dtype)
+            return _make(out, self._dtype, self._device)
 
         return kernel
 

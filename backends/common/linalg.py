@@ -158,13 +158,20 @@ def result_tensordot(
     return shape, entry[0], entry[1], dev
 
 
-def _cast(t: Any, cdt: Any) -> Any:
-    cdt = ACCUMULATE.get(cdt, cdt)
-    return t._array if t._dtype is cdt else t._array.astype(cdt.numpy_dtype)
+def kernels(
+    ns: Namespace, fns: dict[str, Callable[..., Any]], accumulate: dict[Any, Any] = ACCUMULATE
+) -> dict[str, Any]:
+    """Data kernels: ``fns`` gives the namespace's matmul, dot, vdot, einsum, tensordot.
 
+    ``accumulate`` maps a dtype to the one its products are computed in (NumPy's float16
+    products are slow and accumulate in float16, so the CPU computes them in float32;
+    cuBLAS accumulates float16 GEMMs in float32 on its own, on tensor cores).
+    """
 
-def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
-    """Data kernels: ``fns`` gives the namespace's matmul, dot, vdot, einsum, tensordot."""
+    def _cast(t: Any, cdt: Any) -> Any:
+        cdt = accumulate.get(cdt, cdt)
+        return t._array if t._dtype is cdt else t._array.astype(cdt.numpy_dtype)
+
     xp, finish = ns.xp, ns.finish
     matmul, dot, vdot = fns["matmul"], fns["dot"], fns["vdot"]
     einsum, tensordot = fns["einsum"], fns["tensordot"]
@@ -181,7 +188,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         # Shape errors (the library's ValueError) and everything else go the general way,
         # which raises PyTorch's messages.
         direct = {
-            d for d, (c, o) in op.result_dtypes.items() if c is d and o is d and d not in ACCUMULATE
+            d for d, (c, o) in op.result_dtypes.items() if c is d and o is d and d not in accumulate
         }
         any_rank = ndims is None
         rank_a, rank_b = ndims if ndims is not None else (0, 0)

@@ -121,7 +121,10 @@ def kernels(ns: Namespace) -> dict[str, Any]:
                 "have (PyTorch's meta kernels raise here too); run it on a 'cpu' tensor"
             )
         x = self._array
-        res = xp.unique_all(xp.reshape(x, (-1,))) if x.size else None
+        flat = xp.reshape(x, (-1,))
+        if flat.dtype.kind == "V":  # bfloat16: CuPy cannot sort it; float32 holds it exactly
+            flat = flat.astype("float32")
+        res = xp.unique_all(flat) if x.size else None
         dev = self._device
         if res is None:
             values = xp.reshape(x, (0,))
@@ -129,7 +132,7 @@ def kernels(ns: Namespace) -> dict[str, Any]:
             counts = xp.zeros((0,), dtype=xp.int64)
         else:
             values, inverse, counts = (
-                res.values,
+                res.values.astype(x.dtype) if res.values.dtype != x.dtype else res.values,
                 xp.reshape(res.inverse_indices, x.shape),
                 res.counts,
             )
@@ -157,13 +160,15 @@ def kernels(ns: Namespace) -> dict[str, Any]:
         if rows.shape[0] == 0:
             return self, _empty_index(dev), _empty_index(dev)
         # Lexicographic order of the slices along dim: sort by the last column first, stably.
+        keys = rows.astype("float32") if rows.dtype.kind == "V" else rows  # bfloat16, as unique
         order = xp.arange(rows.shape[0])
         for c in range(rows.shape[1] - 1, -1, -1):
-            order = order[xp.argsort(rows[order, c], stable=True)]
+            order = order[xp.argsort(keys[order, c], stable=True)]
         ordered = rows[order]
         new = xp.ones(rows.shape[0], dtype=xp.bool)
         if rows.shape[0] > 1:
-            new[1:] = xp.any(ordered[1:] != ordered[:-1], axis=1)
+            ordered_keys = keys[order]
+            new[1:] = xp.any(ordered_keys[1:] != ordered_keys[:-1], axis=1)
         group = xp.cumsum(new.astype(xp.int64)) - 1
         first = xp.nonzero(new)[0]
         values = xp.moveaxis(xp.reshape(ordered[first], (-1, *moved.shape[1:])), 0, d)

@@ -18,6 +18,7 @@ base of a view; the ADInplaceOrView kernels bump the version counters.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -25,6 +26,7 @@ from typing import Any
 import tensor
 from dispatch import parse_schema
 from tensor import Tensor
+from tensor._convert import cast_array
 
 from . import errors, fastpaths, overlap, shapes
 from .elementwise import rename_all
@@ -148,8 +150,14 @@ def _check_overlap(name: str, written: Any, args: Any, kwargs: dict[str, Any]) -
 def _out(
     name: str, functional: Callable[..., Any], elementwise: bool = False
 ) -> Callable[..., Any]:
+    # A factory's out form makes its result on out's device unless told otherwise
+    # (``zeros(2, 3, out=t)`` with ``t`` on CUDA), as in PyTorch.
+    factory = "device" in inspect.signature(functional).parameters
+
     def kernel(*args: Any, out: Any, **kwargs: Any) -> Any:
         if not elementwise:
+            if factory and kwargs.get("device") is None and isinstance(out, Tensor):
+                kwargs["device"] = out._device
             return write_out(name, out, functional(*args, **kwargs))
         _check_overlap(name, out, args, kwargs)
         result = functional(*args, **kwargs)
@@ -234,6 +242,12 @@ def assign(op: str, x: Any, value: Any) -> None:
     """``x[...] = value`` with PyTorch's errors (expanded tensors are read-only arrays)."""
     if not x.size:  # PyTorch writes into an empty tensor, even an expanded one
         return
+    if (
+        x.dtype.kind == "u"
+        and getattr(value, "dtype", None) is not None
+        and value.dtype.kind in "fcV"
+    ):
+        value = cast_array(value, x.dtype)  # floats into unsigned ints wrap on every device
     try:
         x[...] = value
     except ValueError as e:

@@ -38,6 +38,7 @@ from cupy.cuda import runtime
 
 import dispatch
 import tensor
+from tensor._convert import cast_array
 
 from ..common import errors
 
@@ -98,7 +99,11 @@ def to_device(
     if isinstance(array, _ndarray):
         source = array.device.id
         with _Device(source):
-            out = array if np_dtype is None or array.dtype == np_dtype else array.astype(np_dtype)
+            out = (
+                array
+                if np_dtype is None or array.dtype == np_dtype
+                else cast_array(array, np_dtype)
+            )
             if source == index:
                 return out.copy() if copy and out is array else out
             out = cupy.ascontiguousarray(out)
@@ -110,7 +115,7 @@ def to_device(
     host = np.asarray(array)
     if np_dtype is not None and host.dtype != np_dtype:
         with np.errstate(over="ignore", invalid="ignore"):
-            host = host.astype(np_dtype)
+            host = cast_array(host, np_dtype)
     with _Device(index):
         if not non_blocking:
             return cupy.asarray(host)
@@ -197,14 +202,21 @@ def _scan(qualname: str, args: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...] | 
     with _Device(dev.index):
         for i, j in to_move:
             if j < 0:
-                a = args[i]
-                moved[i] = _make(cupy.asarray(a._array), a._dtype, dev)
+                moved[i] = _moved(args[i], dev)
             else:
                 items = list(moved[i])
-                t = items[j]
-                items[j] = _make(cupy.asarray(t._array), t._dtype, dev)
+                items[j] = _moved(items[j], dev)
                 moved[i] = items
     return dev, tuple(moved)
+
+
+def _moved(t: Any, dev: Any) -> Any:
+    """CPU tensor ``t`` copied to CUDA device ``dev``; a wrapped Python number stays one
+    (``7 // x`` wraps 7 on the CPU, and its promotion rank must survive the move)."""
+    out = _make(cupy.asarray(t._array), t._dtype, dev)
+    if t._wrapped_number:
+        out.__class__ = type(t)  # the wrapped-number subclass (same slots, no fields of its own)
+    return out
 
 
 def guard(kernel: Callable[..., Any], qualname: str, multi_device: bool) -> Callable[..., Any]:

@@ -20,6 +20,7 @@ CuPy's kernels through the shared ternary factory.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import cupy
@@ -43,6 +44,21 @@ _function = _compile.function
 _BLOCK = (_launch.BLOCK,)
 _ZERO = np.float64(0.0)
 _NUMBERS = (bool, int, float)
+# The array kinds a Python number keeps its value in (an int in a bool array would not).
+_KINDS_TAKING = {bool: "biufcV", int: "iufcV", float: "fcV"}
+
+
+def _truth(fn: Any) -> Any:
+    """A CuPy logical function that also takes complex arrays (CuPy's refuse them):
+    a complex value is true when it is not zero, as in NumPy and PyTorch."""
+
+    def logical(*xs: Any) -> Any:
+        return fn(*(x != 0 if getattr(x, "dtype", None) is not None and x.dtype.kind == "c"
+                    else x for x in xs))  # fmt: skip
+
+    logical.__name__ = fn.__name__
+    return logical
+
 
 # What runs where a raw kernel does not (complex dtypes, integer pow): CuPy's kernels.
 FALLBACK: dict[str, Any] = {
@@ -55,15 +71,15 @@ FALLBACK: dict[str, Any] = {
     "acosh": cupy.arccosh, "atanh": cupy.arctanh, "sigmoid": F.sigmoid, "relu": F.relu,
     "silu": F.silu, "erf": None, "erfc": None, "floor": F.same_if_int(cupy.floor),
     "ceil": F.same_if_int(cupy.ceil), "trunc": F.same_if_int(cupy.trunc), "frac": F.frac,
-    "logical_not": cupy.logical_not, "bitwise_not": cupy.invert, "isnan": cupy.isnan,
+    "logical_not": _truth(cupy.logical_not), "bitwise_not": cupy.invert, "isnan": cupy.isnan,
     "isinf": cupy.isinf, "isfinite": cupy.isfinite,
     "add": cupy.add, "sub": cupy.subtract, "mul": cupy.multiply, "div": cupy.true_divide,
     "floor_divide": F.floor_divide, "remainder": F.remainder, "fmod": F.fmod, "pow": F.pow,
     "maximum": cupy.maximum, "minimum": cupy.minimum, "atan2": cupy.arctan2,
     "hypot": cupy.hypot, "eq": cupy.equal, "ne": cupy.not_equal, "lt": cupy.less,
     "le": cupy.less_equal, "gt": cupy.greater, "ge": cupy.greater_equal,
-    "logical_and": cupy.logical_and, "logical_or": cupy.logical_or,
-    "logical_xor": cupy.logical_xor, "bitwise_and": cupy.bitwise_and,
+    "logical_and": _truth(cupy.logical_and), "logical_or": _truth(cupy.logical_or),
+    "logical_xor": _truth(cupy.logical_xor), "bitwise_and": cupy.bitwise_and,
     "bitwise_or": cupy.bitwise_or, "bitwise_xor": cupy.bitwise_xor,
     "bitwise_left_shift": cupy.left_shift, "bitwise_right_shift": cupy.right_shift,
 }  # fmt: skip
@@ -125,7 +141,12 @@ def binary(name: str, functor: str, fallback: Any) -> Any:
         table[_np_dtype(cdt)] = (exprs, _np_dtype(odt), compute)
 
     def launch(x: Any, y: Any) -> Any:
-        if type(x) is not _ndarray:  # a number first (pow.Scalar): CuPy's kernels
+        if type(x) is not _ndarray:  # a number first (pow.Scalar, 7 // t): CuPy's kernels
+            if type(y) is _ndarray and y.dtype.kind in _KINDS_TAKING.get(type(x), ""):
+                # As a NumPy scalar of the tensor's (compute) dtype: CuPy would otherwise
+                # promote a 0-d array by value (7 // uint8 0-d -> int64).
+                with contextlib.suppress(OverflowError):
+                    x = y.dtype.type(x)
             return fallback(x, y)
         entry = table.get(x.dtype)
         if entry is None:
@@ -220,6 +241,19 @@ def _params(name: str) -> Any:
     return nan_to_num
 
 
+def _div(floor_divide: Any) -> Any:
+    """The shared ``div`` formula, its floor mode through our floor_divide kernel (PyTorch's
+    float algorithm: ``1 // -inf`` is -1; CuPy's floor_divide gives -0)."""
+
+    def div(x: Any, y: Any, cdt: Any, rounding_mode: str | None = None) -> Any:
+        if rounding_mode == "floor":
+            F._check_divisor("div", x, y)
+            return floor_divide(x, y)
+        return F.div(x, y, cdt, rounding_mode)
+
+    return div
+
+
 def kernels() -> dict[str, Any]:
     """Every elementwise CUDA kernel, by qualified overload name (``"add.Tensor"``)."""
     out: dict[str, Any] = {}
@@ -253,8 +287,9 @@ def kernels() -> dict[str, Any]:
             if op.name == "div":
                 floor = tensor.op_info("floor_divide")
                 out[qualname] = ew.div(
-                    op, floor, raw_binary["div"], F.div, NS, overload, scalar=scalar
-                )
+                    op, floor, raw_binary["div"], _div(raw_binary["floor_divide"]), NS,
+                    overload, scalar=scalar,
+                )  # fmt: skip
                 continue
             if op.name in EXTRA and op.name not in ("add", "sub"):  # rsub, isclose
                 out[qualname] = ew.binary(

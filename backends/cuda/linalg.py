@@ -22,6 +22,11 @@ __all__ = ["PRODUCTS", "kernels"]
 
 NS = Namespace(cupy.ndarray, __name__, asarray=cupy.asarray)
 
+# cuBLAS's float16 GEMM accumulates in float32 (CuPy's default compute type), so float16
+# products run as they are; bfloat16 ones are computed in float32 (CuPy's bfloat16 GEMM
+# is not relied on yet).
+ACCUMULATE = {k: v for k, v in linalg.ACCUMULATE.items() if k.name != "float16"}
+
 PRODUCTS: dict[str, Any] = {
     "matmul": cupy.matmul,
     "dot": cupy.dot,
@@ -32,4 +37,4 @@ PRODUCTS: dict[str, Any] = {
 
 
 def kernels() -> dict[str, Any]:
-    return linalg.kernels(NS, PRODUCTS)
+    return linalg.kernels(NS, PRODUCTS, ACCUMULATE)

@@ -207,7 +207,7 @@ def _norm(x: Any, axes: Any, keepdim: bool, p: Any) -> Any:
     if p == 1:
         return _sum(a, axes, keepdim)
     if p == float("inf"):
-        return _MAX(a, axes, keepdim) if a.size else cupy.zeros(())  # empty: 0, as PyTorch
+        return _MAX(a, axes, keepdim) if a.size else _sum(a, axes, keepdim)  # empty: 0s
     if p == float("-inf"):
         return cupy.min(a, axis=axes, keepdims=keepdim)
     if p == 0:

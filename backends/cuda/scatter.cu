@@ -17,8 +17,11 @@ namespace scatter_detail {
 template <typename To, typename From>
 __device__ __forceinline__ To bit_cast(const From& from) {
     static_assert(sizeof(To) == sizeof(From), "bit_cast needs types of one size");
+    // Byte by byte (NVRTC has neither __builtin_memcpy nor <cstring>); compiles to a move.
     To to;
-    __builtin_memcpy(&to, &from, sizeof(To));
+    const unsigned char* src = reinterpret_cast<const unsigned char*>(&from);
+    unsigned char* dst = reinterpret_cast<unsigned char*>(&to);
+    for (int i = 0; i < static_cast<int>(sizeof(To)); ++i) dst[i] = src[i];
     return to;
 }
 

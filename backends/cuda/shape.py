@@ -80,19 +80,62 @@ def _multiply_at(x: Any, key: tuple[Any, ...], values: Any) -> None:
     if n == 0:
         return
     name = SCATTER_TYPES.get(str(x.dtype))
-    if name is None:
-        raise NotImplementedError(
-            f"scatter_(): reduce='multiply' is not implemented on CUDA for {x.dtype} tensors "
-            f"(supported: {', '.join(SCATTER_TYPES)})"
-        )
+    if name is None:  # complex: no atomic multiply; repeated indices in rounds instead
+        _multiply_at_in_rounds(x, key, shape, offsets, vals)
+        return
     fn = _compile.function("scatter.cu", f"scatter_mul<{name}>")
     threads = 256
     blocks = min((n + threads - 1) // threads, 65535)
     fn((blocks,), (threads,), (x, offsets, vals, np.int64(n)))
 
 
+def _multiply_at_in_rounds(
+    x: Any, key: tuple[Any, ...], shape: tuple[int, ...], offsets: Any, vals: Any
+) -> None:
+    """``x[key] *= vals`` applying every repeat of an index: round r multiplies in the r-th
+    occurrence of each offset, so no round writes one element twice (fancy-index writes
+    keep only one of repeated indices)."""
+    order = cupy.argsort(offsets, kind="stable")
+    ordered = offsets[order]
+    n = ordered.size
+    rank = cupy.empty(n, dtype=np.int64)
+    rank[order] = cupy.arange(n) - cupy.searchsorted(ordered, ordered, side="left")
+    flat_key = tuple(cupy.broadcast_to(cupy.asarray(k), shape).ravel() for k in key)
+    for r in range(int(rank.max()) + 1):
+        pick = rank == r
+        x[tuple(k[pick] for k in flat_key)] *= vals[pick]
+
+
+# The dtypes cupyx.scatter_add accumulates in (atomicAdd's).
+_ATOMIC_ADD = frozenset(
+    np.dtype(n) for n in ("int32", "int64", "uint32", "uint64", "float16", "float32", "float64")
+)
+
+
+def _add_at(x: Any, key: tuple[Any, ...], values: Any) -> None:
+    """``x[key] += values`` with repeated indices all applied (NumPy's ``np.add.at``), for
+    every dtype: complex as two real halves, bool as "any", narrow integers and bfloat16
+    summed in a wider dtype (integer sums wrap the same either way)."""
+    dt = x.dtype
+    if dt in _ATOMIC_ADD:
+        cupyx.scatter_add(x, key, values.astype(dt, copy=False))
+        return
+    if dt.kind == "c":
+        v = values.astype(dt, copy=False)
+        cupyx.scatter_add(x.real, key, cupy.ascontiguousarray(v.real))
+        cupyx.scatter_add(x.imag, key, cupy.ascontiguousarray(v.imag))
+        return
+    wide = np.dtype(np.float32) if dt.kind == "V" else np.dtype(np.int64)
+    total = cupy.zeros(x.shape, wide)
+    cupyx.scatter_add(total, key, values.astype(wide))
+    if dt.kind == "b":
+        x |= total != 0
+    else:
+        x[...] = (x.astype(wide) + total).astype(dt)
+
+
 # What the array API lacks: unbuffered accumulation at (repeated) indices.
-INDEX_FNS: dict[str, Any] = {"add_at": cupyx.scatter_add, "multiply_at": _multiply_at}
+INDEX_FNS: dict[str, Any] = {"add_at": _add_at, "multiply_at": _multiply_at}
 
 
 def kernels() -> dict[str, Any]:

@@ -18,7 +18,15 @@ import backends.cuda
 import tensor as tt
 
 from .opdb import OPDB
-from .runner import assert_values, check_consistent, outputs, result_dtype_name, run, seed_of
+from .runner import (
+    assert_values,
+    check_consistent,
+    numpy_of,
+    outputs,
+    result_dtype_name,
+    run,
+    seed_of,
+)
 
 pytestmark = [
     pytest.mark.cuda,
@@ -63,5 +71,24 @@ def test_cuda_matches_cpu(entry, dtype: str) -> None:  # type: ignore[no-untyped
         if entry.random:
             continue  # different engines: only shapes and dtypes can agree
         name = result_dtype_name(cpu_out)
+        finite = _finite_inputs(sample, dtype)
         for i, (c, g) in enumerate(zip(cpu_out, cuda_out, strict=True)):
+            if finite is not None and tuple(c.shape) == finite.shape:
+                c, g = numpy_of(c)[finite], numpy_of(g)[finite]
             assert_values(g, c, name, entry.tol * CUDA_SCALE, what=f"{where} output {i}: ")
+
+
+def _finite_inputs(sample, dtype: str):  # type: ignore[no-untyped-def]
+    """Where a complex special-values sample's first input is finite, or None.
+
+    Complex functions at infinities and NaNs differ between CuPy (thrust's, as in
+    PyTorch's CUDA build) and NumPy (C99 Annex G), e.g. tanh(-0+nan j); PyTorch's own
+    OpInfo tests skip complex extremal values on CUDA too.  The finite elements of
+    such a sample are still compared; real dtypes compare every element.
+    """
+    if not dtype.startswith("complex") or sample.name != "special" or not sample.args:
+        return None
+    first = sample.args[0]
+    if not isinstance(first, np.ndarray):
+        return None
+    return np.isfinite(first.real) & np.isfinite(first.imag)
