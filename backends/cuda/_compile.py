@@ -45,7 +45,7 @@ class _Lazy:
 
 def function(source: str, expression: str) -> Any:
     """The compiled kernel ``expression`` (a template instance) of ``source`` on the current
-    device: a ``cupy.RawKernel``, called as ``kernel(grid, block, args)``."""
+    device, called as ``kernel(grid, block, args)`` with tuples for grid and block."""
     get_device = _Lazy.get_device
     if get_device is None:
         get_device = _Lazy.get_device = importlib.import_module("cupy").cuda.runtime.getDevice
@@ -60,5 +60,9 @@ def function(source: str, expression: str) -> Any:
             module = cupy.RawModule(
                 code=source_text(source), options=OPTIONS, name_expressions=[expression]
             )
-            kernel = _CACHE[key] = module.get_function(expression)
+            # The device's ``cupy.cuda.function.Function`` under the RawKernel: called as
+            # ``f(grid, block, args)`` (tuples) it skips RawKernel's per-call device lookup
+            # and keyword handling, ~1 us of a tiny op's launch (Note [Kernel cache]).
+            raw = module.get_function(expression)
+            kernel = _CACHE[key] = getattr(raw, "kernel", raw)
     return kernel

@@ -163,6 +163,9 @@ def _mismatch(qualname: str, first: tuple[int, Any], second: tuple[int, Any]) ->
     return errors.device_mismatch(op, (label(first[0]), first[1]), (label(second[0]), second[1]))
 
 
+# Arguments the single-GPU guard lets through unscanned.
+_PLAIN = frozenset({int, float, bool, complex, type(None), str})
+
 # Ops whose CPU index tensors PyTorch moves to self's device instead of refusing them.
 _CPU_INDICES_ALLOWED = frozenset({"index.Tensor", "index_put", "index_put_"})
 
@@ -234,8 +237,21 @@ def guard(kernel: Callable[..., Any], qualname: str, multi_device: bool) -> Call
             return kernel(*args, **kwargs)
 
     else:
+        only = tensor.device("cuda", 0)  # devices are interned: one GPU, one device object
+        tensor_type = tensor.Tensor
 
         def guarded(*args: Any, **kwargs: Any) -> Any:
+            # Fast path: every argument a Tensor on the one GPU, or a number (no CPU tensor
+            # to move, no mismatch to report); lists and anything else are scanned.
+            for a in args:
+                t = type(a)
+                if t is tensor_type:
+                    if a._device is not only:
+                        break
+                elif t not in _PLAIN:
+                    break
+            else:
+                return kernel(*args, **kwargs)
             _, moved = _scan(qualname, args)
             if moved is not None:
                 args = moved

@@ -101,6 +101,11 @@ def reduce_launcher(name: str) -> Any:
         if entry is None:
             return fallback(x, axis=axes, keepdims=keepdim)
         exprs, acc, odt = entry
+        if axes is None and not keepdim and x._c_contiguous:
+            # The whole of a contiguous array (x.sum()): one row, no reshapes.
+            out = cupy.empty((), odt)
+            _reduce(x, out, 1, x.size, exprs, acc)
+            return out
         nd = x.ndim
         m, rows, cols, kept_shape, reduced = _as_rows(x, axes)
         out = cupy.empty(rows, odt)
