@@ -1,9 +1,10 @@
-"""Derivative formulas of the reductions and scans (rows of ``FORMULAS``).
+"""Rows of the reductions and scans, with their derivatives.
 
-Imports: ``dispatch`` (through ``_formulas_common``).  Same conventions as
-``_formulas``: ``f(grad, a, out) -> tuple``, one gradient per tensor argument.
-Selections (``amax``, ``max``, inf-norms) split the gradient evenly among ties, as
-PyTorch does; ``max.dim``/``min.dim`` send it to the selected index only.
+Imports: this package's ``_grad``, ``_row`` and ``elementwise`` (``max.other`` and
+``min.other`` are ``maximum`` and ``minimum``).  Each section holds its formulas
+first and its rows below them.  Selections (``amax``, ``max``, inf-norms) split the
+gradient evenly among ties, as PyTorch does; ``max.dim``/``min.dim`` send it to the
+selected index only.
 """
 
 from __future__ import annotations
@@ -11,16 +12,31 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import _formulas_common as common
+from . import _grad, elementwise
+from ._row import (
+    ALL,
+    INEXACT,
+    REAL,
+    REAL_NO_BOOL,
+    InPlace,
+    OpInfo,
+    all_any,
+    float_to_real,
+    int_to_int64,
+    to_float,
+    to_int64,
+)
 
-__all__ = ["FORMULAS"]
+__all__ = ["ROWS"]
 
-core = common.core
+core = _grad.core
+
+_DIMS = "int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None"
 
 
 def _grad_input(g: Any, x: Any, dtype: Any) -> Any:
     """A gradient back in the input's dtype when the op computed in ``dtype=...``."""
-    return common.cast_like(g, x) if dtype is not None else g
+    return _grad.cast_like(g, x) if dtype is not None else g
 
 
 def _any(t: Any) -> bool:
@@ -31,19 +47,19 @@ def _any(t: Any) -> bool:
 
 
 # -- sum, mean, prod ---------------------------------------------------------------------------
-@common.saves()
+@_grad.saves()
 def _sum(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x = a["self"]
-    g = common.unsqueeze_reduced(g, x, a["dim"], a["keepdim"])
-    return (_grad_input(common.expand_to(g, x), x, a["dtype"]),)
+    g = _grad.unsqueeze_reduced(g, x, a["dim"], a["keepdim"])
+    return (_grad_input(_grad.expand_to(g, x), x, a["dtype"]),)
 
 
-@common.saves()
+@_grad.saves()
 def _mean(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, dim = a["self"], a["dim"]
-    count = common.numel_of(x, common.reduced_dims(dim, x.ndim))
-    g = common.unsqueeze_reduced(g, x, dim, a["keepdim"])
-    return (_grad_input(common.expand_to(g / max(count, 1), x), x, a["dtype"]),)
+    count = _grad.numel_of(x, _grad.reduced_dims(dim, x.ndim))
+    g = _grad.unsqueeze_reduced(g, x, dim, a["keepdim"])
+    return (_grad_input(_grad.expand_to(g / max(count, 1), x), x, a["dtype"]),)
 
 
 def _exclusive_cumprod(x: Any, d: int) -> Any:
@@ -64,7 +80,7 @@ def _prod_others(x: Any, d: int) -> Any:
     return left * right
 
 
-@common.saves("self")
+@_grad.saves("self")
 def _prod(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, dim, keepdim = a["self"], a["dim"], a["keepdim"]
     if x.numel() == 0:
@@ -76,26 +92,41 @@ def _prod(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
         others = core.reshape(_prod_others(flat, 0), list(x.shape))
         grad = g * others
     else:
-        d = common.wrap_dim(dim, x.ndim)
+        d = _grad.wrap_dim(dim, x.ndim)
         if not keepdim:
             g = core.unsqueeze(g, d)
         grad = g * _prod_others(x, d)
     return (_grad_input(grad, x, a["dtype"]),)
 
 
+_SUMS: tuple[OpInfo, ...] = (
+    OpInfo(
+        "sum", (f"sum(Tensor self, {_DIMS}) -> Tensor",), "reduction", ALL, int_to_int64,
+        grad=_sum, autocast={"cuda": "fp32_set_opt_dtype"},
+    ),
+    OpInfo("mean", (f"mean(Tensor self, {_DIMS}) -> Tensor",), "reduction", INEXACT, grad=_mean),
+    OpInfo(
+        "prod",
+        ("prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",),
+        "reduction", ALL, int_to_int64,
+        grad=_prod, autocast={"cpu": "fp32", "cuda": "fp32_set_opt_dtype"},
+    ),
+)  # fmt: skip
+
+
 # -- selections ----------------------------------------------------------------------------------
-@common.saves("self", "result")
+@_grad.saves("self", "result")
 def _amax(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, dim, keepdim = a["self"], a["dim"], a["keepdim"]
-    dims = common.reduced_dims(dim, x.ndim)
-    value = common.unsqueeze_reduced(out, x, dim, keepdim)
-    g = common.unsqueeze_reduced(g, x, dim, keepdim)
+    dims = _grad.reduced_dims(dim, x.ndim)
+    value = _grad.unsqueeze_reduced(out, x, dim, keepdim)
+    g = _grad.unsqueeze_reduced(g, x, dim, keepdim)
     mask = core.eq(x, value)
     count = core.sum(mask, dims, True) if dims else core.ones_like(value)
     return ((g / count) * mask,)
 
 
-@common.saves("self", "result")
+@_grad.saves("self", "result")
 def _max_all(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x = a["self"]
     mask = core.logical_or(core.eq(x, out), core.logical_and(core.isnan(x), core.isnan(out)))
@@ -107,7 +138,7 @@ def _select_backward(g: Any, x: Any, dim: int, index: Any, keepdim: bool) -> Any
     zeros elsewhere."""
     if x.ndim == 0:
         return g
-    d = common.wrap_dim(dim, x.ndim)
+    d = _grad.wrap_dim(dim, x.ndim)
     if not keepdim:
         g, index = core.unsqueeze(g, d), core.unsqueeze(index, d)
     n = x.shape[d]
@@ -116,37 +147,103 @@ def _select_backward(g: Any, x: Any, dim: int, index: Any, keepdim: bool) -> Any
     return core.where(core.eq(positions, index), g, core.zeros_like(x))
 
 
-@common.saves("result")
+@_grad.saves("result")
 def _max_dim(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     return (_select_backward(g[0], a["self"], a["dim"], out[1], a["keepdim"]),)
 
 
+_SELECTIONS: tuple[OpInfo, ...] = (
+    OpInfo(
+        "amax", ("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",), "reduction",
+        REAL, grad=_amax,
+    ),
+    OpInfo(
+        "amin", ("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",), "reduction",
+        REAL, grad=_amax,
+    ),
+    OpInfo(
+        "max",
+        (
+            "max(Tensor self) -> Tensor",
+            "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+            "max.other(Tensor self, Tensor other) -> Tensor",
+        ),
+        "reduction", REAL, py="max", out=True,
+        grad={"default": _max_all, "dim": _max_dim, "other": elementwise.maximum_grad},
+    ),
+    OpInfo(
+        "min",
+        (
+            "min(Tensor self) -> Tensor",
+            "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+            "min.other(Tensor self, Tensor other) -> Tensor",
+        ),
+        "reduction", REAL, py="min", out=True,
+        grad={"default": _max_all, "dim": _max_dim, "other": elementwise.minimum_grad},
+    ),
+    OpInfo(
+        "argmax", ("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",),
+        "reduction", REAL_NO_BOOL, to_int64, grad=False,
+    ),
+    OpInfo(
+        "argmin", ("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",),
+        "reduction", REAL_NO_BOOL, to_int64, grad=False,
+    ),
+)  # fmt: skip
+
+
 # -- var, std, logsumexp -------------------------------------------------------------------------
 def _var_grad(g: Any, x: Any, dim: Any, correction: Any, keepdim: bool) -> Any:
-    dims = common.reduced_dims(dim, x.ndim)
-    dof = common.numel_of(x, dims) - (1 if correction is None else correction)
-    g = common.unsqueeze_reduced(g, x, dim, keepdim)
+    dims = _grad.reduced_dims(dim, x.ndim)
+    dof = _grad.numel_of(x, dims) - (1 if correction is None else correction)
+    g = _grad.unsqueeze_reduced(g, x, dim, keepdim)
     centered = x - core.mean(x, dims, True) if dims else x - x
     return (2.0 / dof if dof else math.inf) * g * centered
 
 
-@common.saves("self")
+@_grad.saves("self")
 def _var(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     return (_var_grad(g, a["self"], a["dim"], a["correction"], a["keepdim"]),)
 
 
-@common.saves("self", "result")
+@_grad.saves("self", "result")
 def _std(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     g = core.where(out == 0, core.zeros_like(g), g / (out * 2))
     return (_var_grad(g, a["self"], a["dim"], a["correction"], a["keepdim"]),)
 
 
-@common.saves("self", "result")
+@_grad.saves("self", "result")
 def _logsumexp(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, dim, keepdim = a["self"], a["dim"], a["keepdim"]
-    value = common.unsqueeze_reduced(out, x, dim, keepdim)
-    g = common.unsqueeze_reduced(g, x, dim, keepdim)
+    value = _grad.unsqueeze_reduced(out, x, dim, keepdim)
+    g = _grad.unsqueeze_reduced(g, x, dim, keepdim)
     return (g * core.exp(x - value),)
+
+
+_MOMENTS: tuple[OpInfo, ...] = (
+    OpInfo(
+        "var",
+        ("var(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",),
+        "reduction", INEXACT, float_to_real, grad=_var,
+    ),
+    OpInfo(
+        "std",
+        ("std(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",),
+        "reduction", INEXACT, float_to_real, grad=_std,
+    ),
+    OpInfo(
+        "all", ("all(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor",), "reduction",
+        ALL, all_any, grad=False,
+    ),
+    OpInfo(
+        "any", ("any(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor",), "reduction",
+        ALL, all_any, grad=False,
+    ),
+    OpInfo(
+        "logsumexp", ("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",),
+        "reduction", ALL, to_float, grad=_logsumexp, autocast={"cuda": "fp32"},
+    ),
+)  # fmt: skip
 
 
 # -- scans ----------------------------------------------------------------------------------------
@@ -154,20 +251,20 @@ def _reverse_cumsum(g: Any, d: int) -> Any:
     return core.flip(core.cumsum(core.flip(g, [d]), d), [d])
 
 
-@common.saves()
+@_grad.saves()
 def _cumsum(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x = a["self"]
     if x.ndim == 0:
         return (_grad_input(g, x, a["dtype"]),)
-    return (_grad_input(_reverse_cumsum(g, common.wrap_dim(a["dim"], x.ndim)), x, a["dtype"]),)
+    return (_grad_input(_reverse_cumsum(g, _grad.wrap_dim(a["dim"], x.ndim)), x, a["dtype"]),)
 
 
-@common.saves("self", "result")
+@_grad.saves("self", "result")
 def _cumprod(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x = a["self"]
     if x.ndim == 0 or x.numel() == 0:
         return (_grad_input(g, x, a["dtype"]),)
-    d = common.wrap_dim(a["dim"], x.ndim)
+    d = _grad.wrap_dim(a["dim"], x.ndim)
     if not _any(core.eq(x, 0)):
         return (_grad_input(_reverse_cumsum(g * out, d) / x, x, a["dtype"]),)
     # With zeros, d out[j] / d x[k] = prod_{i <= j, i != k} x[i] for j >= k: one scan per k.
@@ -182,14 +279,28 @@ def _cumprod(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     return (_grad_input(grad, x, a["dtype"]),)
 
 
+_SCANS: tuple[OpInfo, ...] = (
+    OpInfo(
+        "cumsum", ("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",),
+        "scan", ALL, int_to_int64,
+        grad=_cumsum, autocast={"cuda": "fp32_set_opt_dtype"}, inplace=InPlace(),
+    ),
+    OpInfo(
+        "cumprod", ("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",),
+        "scan", ALL, int_to_int64,
+        grad=_cumprod, autocast={"cuda": "fp32_set_opt_dtype"}, inplace=InPlace(),
+    ),
+)  # fmt: skip
+
+
 # -- norms ----------------------------------------------------------------------------------------
 def _norm_grad(g: Any, x: Any, p: Any, dim: Any, keepdim: bool, out: Any) -> Any:
     """PyTorch's linalg_vector_norm_backward (real inputs)."""
     p = 2.0 if p is None else float(p)
     if p == 0.0:
         return core.zeros_like(x)
-    norm = common.unsqueeze_reduced(out, x, dim, keepdim)
-    g = common.unsqueeze_reduced(g, x, dim, keepdim)
+    norm = _grad.unsqueeze_reduced(out, x, dim, keepdim)
+    g = _grad.unsqueeze_reduced(g, x, dim, keepdim)
     if p == 1.0:
         return core.sign(x) * g
     zero = core.zeros_like(norm)
@@ -198,7 +309,7 @@ def _norm_grad(g: Any, x: Any, p: Any, dim: Any, keepdim: bool, out: Any) -> Any
     if math.isinf(p):
         absx = core.abs(x)
         mask = core.logical_or(core.eq(absx, norm), core.isnan(absx))
-        dims = common.reduced_dims(dim, x.ndim)
+        dims = _grad.reduced_dims(dim, x.ndim)
         count = core.sum(mask, dims, True) if dims else core.ones_like(norm)
         return core.sign(x) * ((g / count) * mask)
     scale = g / norm ** (p - 1)
@@ -211,35 +322,40 @@ def _norm_grad(g: Any, x: Any, p: Any, dim: Any, keepdim: bool, out: Any) -> Any
     return x * core.abs(x) ** (p - 2) * scale
 
 
-@common.saves("self", "result")
+@_grad.saves("self", "result")
 def _norm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x = a["self"]
     grad = _norm_grad(g, x, a["p"], a["dim"], a["keepdim"], out)
     return (_grad_input(grad, x, a["dtype"]),)
 
 
-@common.saves("self", "result")
+@_grad.saves("self", "result")
 def _vector_norm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x = a["self"]
     grad = _norm_grad(g, x, a["ord"], a["dim"], a["keepdim"], out)
     return (_grad_input(grad, x, a["dtype"]),)
 
 
-FORMULAS: dict[str, common.Formula] = {
-    "sum": _sum,
-    "mean": _mean,
-    "prod": _prod,
-    "amax": _amax,
-    "amin": _amax,
-    "max": _max_all,
-    "min": _max_all,
-    "max.dim": _max_dim,
-    "min.dim": _max_dim,
-    "var": _var,
-    "std": _std,
-    "logsumexp": _logsumexp,
-    "cumsum": _cumsum,
-    "cumprod": _cumprod,
-    "norm": _norm,
-    "linalg_vector_norm": _vector_norm,
-}
+_NORMS: tuple[OpInfo, ...] = (
+    OpInfo(
+        "norm",
+        ("norm(Tensor self, Scalar? p=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",),
+        "reduction", INEXACT, float_to_real, py="norm", out=True,
+        grad=_norm, autocast={"cuda": "fp32_append_dtype"},
+    ),
+    OpInfo(
+        "linalg_vector_norm",
+        (
+            "linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, "
+            "*, ScalarType? dtype=None) -> Tensor",
+        ),
+        "reduction", INEXACT, float_to_real, function="linalg.vector_norm", method=False,
+        grad=_vector_norm, autocast={"cuda": "fp32_set_opt_dtype"},
+    ),
+    OpInfo(
+        "count_nonzero", ("count_nonzero(Tensor self, int[1]? dim=None) -> Tensor",),
+        "reduction", ALL, to_int64, grad=False, out=False,
+    ),
+)  # fmt: skip
+
+ROWS: tuple[OpInfo, ...] = _SUMS + _SELECTIONS + _MOMENTS + _SCANS + _NORMS
