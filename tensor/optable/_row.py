@@ -1,7 +1,9 @@
-"""The row type: the ``OpInfo`` record, the dtype sets and dtype rules rows use.
+"""The row type: the ``OpInfo`` record and what its fields hold (dtype sets, dtype
+rules, ``InPlace``, ``NoFormula``).
 
-Imports: ``tensor._dtype`` only.  The family modules of ``tensor.optable`` write their
-rows with these; ``_variants`` generates the in-place and out= rows from their flags.
+Imports: ``tensor._dtype``, and ``_grad`` for the formula type.  The family modules
+of ``tensor.optable`` write their rows with these; ``_variants`` generates the
+in-place and out= rows from the rows' flags.
 """
 
 from __future__ import annotations
@@ -44,17 +46,6 @@ __all__ = [
 
 Rule = Callable[[dtype], tuple[dtype, dtype]]
 
-
-class NoFormula(NamedTuple):
-    """A differentiable overload without a formula: its outputs require grad, and the
-    autograd fallback warns at backward and passes no gradient on (PyTorch's)."""
-
-    reason: str
-
-
-# What a row says of one overload's derivative: its formula, ``False`` (not
-# differentiable: outputs never require grad), or ``NoFormula(why)``.
-Derivative = Formula | Literal[False] | NoFormula
 
 # -- dtype sets ------------------------------------------------------------------------------
 ALL = frozenset(_dtype.DTYPES)
@@ -110,6 +101,19 @@ def all_any(d: dtype) -> tuple[dtype, dtype]:
 
 def float_to_real(d: dtype) -> tuple[dtype, dtype]:
     return d, d.to_real()
+
+
+# -- rows ------------------------------------------------------------------------------------
+class NoFormula(NamedTuple):
+    """A differentiable overload without a formula: its outputs require grad, and the
+    autograd fallback warns at backward and passes no gradient on (PyTorch's)."""
+
+    reason: str
+
+
+# What a row says of one overload's derivative: its formula, ``False`` (not
+# differentiable: outputs never require grad), or ``NoFormula(why)``.
+Derivative = Formula | Literal[False] | NoFormula
 
 
 class InPlace(NamedTuple):
