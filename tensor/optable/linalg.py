@@ -22,6 +22,7 @@ __all__ = ["ROWS"]
 core = _grad.core
 needs = _grad.needs_grad
 
+# PyTorch runs the matrix products in lower precision under autocast, on both devices.
 _LOWER = {"cpu": "lower_precision_fp", "cuda": "lower_precision_fp"}
 
 

@@ -49,6 +49,7 @@ def _composite(name: str, *schemas: str, **kw: object) -> OpInfo:
 
 _POOL = "int[2] kernel_size, int[2] stride=[], int[2] padding=0"
 _CONV = "Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1"
+# Autocast policies PyTorch gives these rows on both devices.
 _FP32 = {"cpu": "fp32", "cuda": "fp32"}
 _LOWER = {"cpu": "lower_precision_fp", "cuda": "lower_precision_fp"}
 

@@ -114,7 +114,7 @@ _SUMS: tuple[OpInfo, ...] = (
 )  # fmt: skip
 
 
-# -- selections ----------------------------------------------------------------------------------
+# -- selections; argmax, argmin (not differentiable) ---------------------------------------------
 @_grad.saves("self", "result")
 def _amax(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, dim, keepdim = a["self"], a["dim"], a["keepdim"]
@@ -192,7 +192,7 @@ _SELECTIONS: tuple[OpInfo, ...] = (
 )  # fmt: skip
 
 
-# -- var, std, logsumexp -------------------------------------------------------------------------
+# -- var, std, logsumexp; all, any (not differentiable) --------------------------------------
 def _var_grad(g: Any, x: Any, dim: Any, correction: Any, keepdim: bool) -> Any:
     dims = _grad.reduced_dims(dim, x.ndim)
     dof = _grad.numel_of(x, dims) - (1 if correction is None else correction)
@@ -293,7 +293,7 @@ _SCANS: tuple[OpInfo, ...] = (
 )  # fmt: skip
 
 
-# -- norms ----------------------------------------------------------------------------------------
+# -- norms (``linalg.vector_norm`` too); count_nonzero ----------------------------------------
 def _norm_grad(g: Any, x: Any, p: Any, dim: Any, keepdim: bool, out: Any) -> Any:
     """PyTorch's linalg_vector_norm_backward (real inputs)."""
     p = 2.0 if p is None else float(p)
