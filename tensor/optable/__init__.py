@@ -83,8 +83,9 @@ def _check(op: OpInfo) -> None:
     entries = {"grad": op.grad}
     for device_type, policy in (op.autocast or {}).items():
         if device_type not in ("cpu", "cuda"):
-            raise ValueError(f"row {op.name}: autocast device type {device_type!r} is not "
-                             "'cpu' or 'cuda'")  # fmt: skip
+            raise ValueError(
+                f"row {op.name}: autocast device type {device_type!r} is not 'cpu' or 'cuda'"
+            )
         entries[f"autocast[{device_type!r}]"] = policy
     for what, value in entries.items():
         if isinstance(value, Mapping) and not value.keys() <= overloads:
