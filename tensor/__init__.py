@@ -12,7 +12,7 @@ call of a kernel that needs it).
     [3.0, 7.0]
 
 Every ``tt.<name>`` operator function and Tensor method is generated from the
-operator table (``tensor._optable``) and calls ``ops.core.<name>.<overload>``.
+operator table (``tensor.optable``) and calls ``ops.core.<name>.<overload>``.
 """
 
 from __future__ import annotations
@@ -48,8 +48,6 @@ with _bulk_registration():
         uint8,
     )
     from ._factories import as_tensor, from_dlpack, from_numpy, tensor
-    from ._optable import OP_TABLE, OpInfo
-    from ._optable import by_name as op_info
     from ._promotion import can_cast, promote_types, result_type
     from ._random import Generator, default_generator, initial_seed, manual_seed, seed
     from ._tensor import Size, Tensor
@@ -61,6 +59,8 @@ with _bulk_registration():
         no_grad,
         set_grad_enabled,
     )
+    from .optable import OP_TABLE, OpInfo
+    from .optable import by_name as op_info
 
     half, float, double = _ALIASES["half"], _ALIASES["float"], _ALIASES["double"]  # noqa: A001
     short, int, long = _ALIASES["short"], _ALIASES["int"], _ALIASES["long"]  # noqa: A001

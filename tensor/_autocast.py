@@ -1,6 +1,7 @@
 """Autocast: the ``autocast`` guard and PyTorch's per-operator casting policies.
 
-Imports: the standard library, ``dispatch`` and ``tensor`` siblings.
+Imports: the standard library, ``dispatch`` and ``tensor`` siblings (the policies
+are in the operator table's rows: ``tensor.optable.AUTOCAST``).
 
 State (per thread, SEMANTICS.md §8): enabled for a device type exactly when its
 autocast key is not in the thread's exclude set; the guard clears that exclusion,
@@ -26,7 +27,7 @@ from typing import Any, TypeVar
 import dispatch
 from dispatch import DispatchKey, DispatchKeySet, Library, ops
 
-from . import _composite_linalg, _dtype, cuda
+from . import _composite_linalg, _dtype, cuda, optable
 from ._dtype import dtype
 
 __all__ = [
@@ -302,89 +303,21 @@ def _kernel(op: dispatch.OpOverload, key: DispatchKey, device_type: str, policy:
     return kernel
 
 
-# PyTorch 2.13's policies (SEMANTICS.md §8), for the operators this package defines:
-# one row per overload, named as ours are.  Where one of ours merges PyTorch's
-# overloads (prod and prod.dim_int, sum and sum.dim_IntList, norm.Scalar and
-# norm.ScalarOpt_dim), its row stands for all of them.  Rows whose operator does not
-# exist (yet) are skipped at registration; tests/tensor/test_autocast.py checks the
-# rest against PyTorch's lists.
+# PyTorch 2.13's policies (SEMANTICS.md §8) for the operators this package does not
+# define (yet): nothing to register them on.  They complete POLICIES, which
+# tests/tensor/test_autocast.py checks against PyTorch's lists; the policy of an
+# operator that we define is in its row (``autocast=``, ``tensor.optable``).
+UNDEFINED_POLICIES: dict[str, dict[str, str]] = {
+    "cpu": {"baddbmm": "lower_precision_fp", "cross_entropy": "fp32"},
+    "cuda": {"baddbmm": "lower_precision_fp", "binary_cross_entropy": "banned"},
+}
+
+# Every policy by device type, then overload, named as ours are: one entry per overload.
+# Where one of ours merges PyTorch's overloads (prod and prod.dim_int, sum and
+# sum.dim_IntList, norm.Scalar and norm.ScalarOpt_dim), its entry stands for all of them.
 POLICIES: dict[str, dict[str, str]] = {
-    "cpu": {
-        **dict.fromkeys(
-            ["mm", "bmm", "addmm", "matmul", "linear", "conv2d", "conv2d.padding", "baddbmm"],
-            "lower_precision_fp",
-        ),
-        **dict.fromkeys(
-            [
-                "prod",
-                "mse_loss",
-                "binary_cross_entropy_with_logits",
-                "cross_entropy_loss",
-                "cross_entropy",
-            ],
-            "fp32",
-        ),
-        **dict.fromkeys(["stack", "cat"], "promote"),
-    },
-    "cuda": {
-        **dict.fromkeys(
-            ["addmm", "matmul", "einsum", "mm", "bmm", "linear", "conv2d", "baddbmm"],
-            "lower_precision_fp",
-        ),
-        **dict.fromkeys(
-            [
-                "acos",
-                "asin",
-                "cosh",
-                "exp",
-                "expm1",
-                "log",
-                "log10",
-                "log2",
-                "log1p",
-                "reciprocal",
-                "rsqrt",
-                "sinh",
-                "tan",
-                "pow.Tensor_Scalar",
-                "pow.Tensor_Tensor",
-                "pow.Scalar",
-                "softplus",
-                "layer_norm",
-                "mse_loss",
-                "binary_cross_entropy_with_logits",
-                "logsumexp",
-            ],
-            "fp32",
-        ),
-        **dict.fromkeys(
-            [
-                "prod",
-                "softmax.int",
-                "log_softmax.int",
-                "cumprod",
-                "cumsum",
-                "linalg_vector_norm",
-                "sum",
-            ],
-            "fp32_set_opt_dtype",
-        ),
-        "norm": "fp32_append_dtype",
-        **dict.fromkeys(
-            [
-                "addcdiv",
-                "addcmul",
-                "atan2",
-                "dot",
-                "vdot",
-                "tensordot",
-                "scatter_add",
-                "index_put",
-            ],
-            "promote",
-        ),
-        "binary_cross_entropy": "banned",
-    },
+    device_type: {**optable.AUTOCAST[device_type], **UNDEFINED_POLICIES[device_type]}
+    for device_type in ("cpu", "cuda")
 }
 
 # Operators that PyTorch decomposes (CompositeImplicitAutograd) where ours have backend
@@ -427,16 +360,11 @@ def register() -> None:
     if _LIB is not None:
         return
     _LIB = Library("core", "IMPL")
-    for device_type, rows in POLICIES.items():
+    for device_type, rows in optable.AUTOCAST.items():
         key = _KEY[device_type]
         for name, policy in rows.items():
             base, _, overload = name.partition(".")
-            packet = getattr(ops.core, base, None)
-            if packet is None:
-                continue
-            op = getattr(packet, overload or "default", None)
-            if op is None:
-                continue
+            op = getattr(getattr(ops.core, base), overload or "default")
             _LIB.impl(op.name, _kernel(op, key, device_type, policy), key.name)
     for device_type, rows in DECOMPOSED.items():
         key = _KEY[device_type]

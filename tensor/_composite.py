@@ -1,7 +1,7 @@
 """Device-independent kernels of the built-in operators, registered by ``tensor`` itself.
 
 Imports: ``dispatch`` and ``tensor``'s ``_convert``, ``_device``, ``_dtype``,
-``_ops``, ``_optable``, ``_tensor``.
+``_ops``, ``optable``, ``_tensor``.
 
 - BackendSelect kernels of the factories (``zeros``, ``rand`` ...): a factory has
   no tensor argument to dispatch on, so, as in PyTorch, its BackendSelect kernel
@@ -22,8 +22,8 @@ from dispatch import DispatchKeySet, Library, ops
 from . import _composite_nn, _composite_shape, _composite_variants, _convert, _dtype
 from ._device import canonical, to_device
 from ._device import device as _device_type
-from ._optable import OP_TABLE
 from ._tensor import Tensor, make
+from .optable import OP_TABLE
 
 __all__ = ["LIB", "register"]
 

@@ -1,6 +1,6 @@
 """ADInplaceOrView kernels: version counters of in-place operators, ``_base`` of views.
 
-Imports: ``dispatch`` and ``tensor``'s ``_convert``, ``_ops``, ``_optable``, ``_tensor``.
+Imports: ``dispatch`` and ``tensor``'s ``_convert``, ``_ops``, ``optable``, ``_tensor``.
 
 As in PyTorch, the key between autograd and the backends does the bookkeeping
 that autograd relies on, generated from the schemas, for every backend at once:
@@ -23,8 +23,8 @@ import numpy as np
 from dispatch import DispatchKey, DispatchKeySet, Library
 
 from . import _convert, _ops
-from ._optable import OP_TABLE
 from ._tensor import Tensor, shared_version_counter
+from .optable import OP_TABLE
 
 __all__ = ["LIB", "mark_view", "register"]
 

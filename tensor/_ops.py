@@ -1,6 +1,6 @@
 """Defines every operator of the table in the ``core`` namespace, once.
 
-Imports: ``dispatch`` and ``tensor._optable``.
+Imports: ``dispatch`` and ``tensor.optable``.
 
 ``LIB`` is the one DEF library of ``core``; it lives as long as the process (a
 destroyed DEF library would undefine the built-in operators).  ``overloads(op)``
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dispatch import FunctionSchema, Library, OpOverload, ops, parse_schema
 
-from ._optable import OP_TABLE, OpInfo
+from .optable import OP_TABLE, OpInfo
 
 __all__ = ["LIB", "overloads", "schemas"]
 

@@ -7,7 +7,7 @@ and a ``requires_grad`` flag that is not part of the operator; ``max(x, 1)`` and
 ``max(x, y)`` are different overloads; ``einsum`` takes operands as varargs;
 ``norm`` takes ``p="fro"``.  Each wrapper is written once and serves as both the
 ``tt.<name>`` function and, where PyTorch has one, the Tensor method.  The
-operator table (``tensor._optable``) names the wrapper in its ``py`` field.
+operator table (``tensor.optable``) names the wrapper in its ``py`` field.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import _ops, _pynn, _pyshape, return_types
-from ._optable import OpInfo
 from ._tensor import Tensor
+from .optable import OpInfo
 
 __all__ = ["METHOD_WRAPPERS", "WRAPPERS"]
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from dispatch import ops
 
-from . import _convert, _indexing, _ops, _optable_variants, return_types
+from . import _convert, _indexing, _ops, optable, return_types
 from ._meta_array import MetaArray
 from ._tensor import Tensor
 
@@ -35,7 +35,7 @@ def out_ov(name: str, index: int = 0) -> Any:
     """The out= overload made from a row's ``index``-th overload (``max.other_out``)."""
     schemas = _ops.schemas(name)
     names = {s.overload_name for s in schemas}
-    overload = _optable_variants.out_overload(schemas[index].overload_name, names)
+    overload = optable.out_overload(schemas[index].overload_name, names)
     return getattr(getattr(ops.core, schemas[index].name), overload)
 
 

@@ -22,7 +22,7 @@ import pytest
 import tensor as tt
 from dispatch import parse_schema
 from tensor.autograd import FORMULAS, NOT_DIFFERENTIABLE, gradcheck
-from tensor.autograd import _formulas as formulas_module
+from tensor.optable import WITHOUT_FORMULA
 from tests.ops.opdb import OPDB, OpEntry
 from tests.ops.runner import seed_of, to_torch, to_tt
 from tests.ops.samples import Sample
@@ -33,8 +33,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:Tensor.m?T is deprecated on 0-D:UserWarning"),
     pytest.mark.filterwarnings("ignore:Using padding='same':UserWarning"),
 ]
-
-WITHOUT_FORMULA: dict[str, str] = formulas_module.WITHOUT_FORMULA
 
 # Operators whose formula cannot work yet, with the reason (empty when all is done).
 PENDING: dict[str, str] = {}
@@ -969,16 +967,10 @@ def test_formulas_that_do_not_save_the_result_never_read_it() -> None:
     import ast
     import inspect
 
-    from tensor.autograd import (
-        _formulas,
-        _formulas_linalg,
-        _formulas_nn,
-        _formulas_reduction,
-        _formulas_shape,
-    )
+    from tensor.optable import creation, elementwise, linalg, nn, reduction, shape
 
     offenders = []
-    for module in (_formulas, _formulas_linalg, _formulas_nn, _formulas_reduction, _formulas_shape):
+    for module in (creation, elementwise, linalg, nn, reduction, shape):
         for node in ast.walk(ast.parse(inspect.getsource(module))):
             if not isinstance(node, ast.FunctionDef) or len(node.args.args) < 3:
                 continue

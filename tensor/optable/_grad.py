@@ -1,8 +1,16 @@
-"""Helpers shared by the formula tables (``_formulas*.py``).
+"""Helpers shared by the derivative formulas of the family modules.
 
 Imports: ``dispatch`` only.  Everything here calls operators (``ops.core``), never
 arrays, so formulas built on it run on every backend and record their own graph
 under ``create_graph=True``.
+
+A formula is ``f(grad, a, out) -> tuple``: ``grad`` is the gradient of the output
+(a tuple for several outputs), ``a`` the call bound to its schema (defaults filled,
+by argument name), ``out`` the forward result (see ``saves``).  It
+returns one gradient per tensor argument of the schema, in order (``None``
+where there is none; a shorter tuple leaves the rest None); ``sum_to`` and
+``grad_for`` undo broadcasting.  ``saves`` declares which values a formula reads
+(what the autograd layer version-checks).
 """
 
 from __future__ import annotations

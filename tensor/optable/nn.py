@@ -1,11 +1,17 @@
-"""Derivative formulas of the neural-network functions (rows of ``FORMULAS``).
+"""Operator rows: the neural-network functions (``tt.nn.functional``).
 
-Imports: ``dispatch`` (through ``_formulas_common``).  Same conventions as
-``_formulas``; the composites (``linear``, ``dropout``, ``mse_loss``,
-``binary_cross_entropy_with_logits``, ``max_pool2d``) need no row.
+Imports: ``tensor._dtype`` and this package's ``_grad`` and ``_row``.  Each section
+holds its formulas first and its rows below them.
+
+ATen's names and schemas (``cross_entropy_loss``, ``max_pool2d_with_indices``,
+``native_dropout``; ``reduction`` is ATen's int: 0 none, 1 mean, 2 sum).  The
+``nn`` family has kernels per backend (``backends.*.nn``); ``composite`` rows are
+CompositeImplicitAutograd kernels written with other operators
+(``tensor._composite_nn``), so autograd differentiates their decomposition.
+``tt.nn.functional`` wraps them with PyTorch's Python signatures.
 
 Convolution's gradients are convolutions again (so second derivatives come from
-this same row): the weight's is the input correlated with the output gradient
+this same formula): the weight's is the input correlated with the output gradient
 (stride and dilation swapped), the input's the transposed convolution, written as
 a convolution of the stride-dilated gradient with the flipped, transposed weight.
 Padding is made explicit (zeros concatenated), which also covers ``padding='same'``
@@ -18,13 +24,34 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _formulas_common as common
+from .._dtype import int64
+from . import _grad
+from ._row import ALL, FLOATS, NO_BOOL, REAL_NO_BOOL, NoFormula, OpInfo
 
-__all__ = ["FORMULAS"]
+__all__ = ["ROWS"]
 
-core = common.core
-needs = common.needs_grad
-saves = common.saves
+core = _grad.core
+needs = _grad.needs_grad
+saves = _grad.saves
+
+
+def _nn(name: str, *schemas: str, **kw: object) -> OpInfo:
+    kw.setdefault("method", False)
+    kw.setdefault("dtypes", FLOATS)
+    return OpInfo(name, schemas, "nn", **kw)  # type: ignore[arg-type]
+
+
+def _composite(name: str, *schemas: str, **kw: object) -> OpInfo:
+    kw.setdefault("method", False)
+    kw.setdefault("dtypes", FLOATS)
+    return OpInfo(name, schemas, "composite", **kw)  # type: ignore[arg-type]
+
+
+_POOL = "int[2] kernel_size, int[2] stride=[], int[2] padding=0"
+_CONV = "Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1"
+# Autocast policies PyTorch gives these rows on both devices.
+_FP32 = {"cpu": "fp32", "cuda": "fp32"}
+_LOWER = {"cpu": "lower_precision_fp", "cuda": "lower_precision_fp"}
 
 
 def _pair(v: Any, default: Any = None) -> tuple[int, int]:
@@ -40,14 +67,14 @@ def _pair(v: Any, default: Any = None) -> tuple[int, int]:
 def _softmax(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, d = a["self"], a["dim"]
     grad = out * (g - core.sum(g * out, [d], True))
-    return (common.cast_like(grad, x),)
+    return (_grad.cast_like(grad, x),)
 
 
 @saves("result")
 def _log_softmax(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, d = a["self"], a["dim"]
     grad = g - core.exp(out) * core.sum(g, [d], True)
-    return (common.cast_like(grad, x),)
+    return (_grad.cast_like(grad, x),)
 
 
 @saves("input", "weight")
@@ -58,8 +85,8 @@ def _layer_norm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     centered = x - core.mean(x, dims, True)
     rstd = core.rsqrt(core.mean(centered * centered, dims, True) + eps)
     xhat = centered * rstd
-    gw = common.grad_for(g * xhat, w) if needs(w) else None
-    gb = common.grad_for(g, b) if needs(b) else None
+    gw = _grad.grad_for(g * xhat, w) if needs(w) else None
+    gb = _grad.grad_for(g, b) if needs(b) else None
     gx = None
     if needs(x):
         gh = g * w if w is not None else g
@@ -94,6 +121,31 @@ def _embedding(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     return gw, None
 
 
+_NORMALIZATION: tuple[OpInfo, ...] = (
+    _nn("softmax", "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+        method=True, grad=_softmax, autocast={"cuda": "fp32_set_opt_dtype"}, out=True),
+    _nn("log_softmax", "log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+        method=True, grad=_log_softmax, autocast={"cuda": "fp32_set_opt_dtype"}, out=True),
+    _nn(
+        "layer_norm",
+        "layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, "
+        "Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor",
+        grad=_layer_norm, autocast={"cuda": "fp32"},
+    ),
+    _nn("native_dropout", "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)",
+        function=None, grad=_native_dropout),
+    _composite("dropout", "dropout(Tensor input, float p, bool train) -> Tensor", dtypes=ALL),
+    _composite("dropout_", "dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)",
+               dtypes=ALL),
+    OpInfo(
+        "embedding",
+        ("embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, "
+         "bool scale_grad_by_freq=False, bool sparse=False) -> Tensor",),
+        "nn", method=False, grad=_embedding,
+    ),
+)  # fmt: skip
+
+
 # -- cross_entropy ------------------------------------------------------------------------------------
 @saves("self", "target", "weight")
 def _cross_entropy(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
@@ -105,7 +157,7 @@ def _cross_entropy(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     cdim = 0 if x.ndim == 1 else 1
     n_classes = x.shape[cdim]
     if weight is None and not eps and not target.dtype.is_floating_point:
-        if not common.records_graph():
+        if not _grad.records_graph():
             return core._cross_entropy_backward(g, x, target, reduction, ignore), None, None
         return _cross_entropy_classes(g, x, target, reduction, ignore, cdim), None, None
     logp = core.log_softmax.int(x, cdim)
@@ -163,6 +215,38 @@ def _cross_entropy_classes(
     if reduction == 1:  # over the rows kept; every row ignored gives zeros, as in PyTorch
         return grad * (g / core.clamp(core.sum(keep), 1))
     return grad * g
+
+
+_LOSSES: tuple[OpInfo, ...] = (
+    _nn(
+        "cross_entropy_loss",
+        "cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
+        "SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor",
+        function=None, grad=_cross_entropy, autocast={"cpu": "fp32"},
+    ),
+    # The input gradient of cross_entropy_loss with class targets, without weights or
+    # label smoothing, in one kernel (PyTorch splits it into nll_loss_backward and
+    # _log_softmax_backward_data).  cross_entropy's formula calls it when the backward
+    # records no graph; with create_graph it differentiates a composite instead.
+    _nn(
+        "_cross_entropy_backward",
+        "_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, "
+        "int reduction=1, SymInt ignore_index=-100) -> Tensor",
+        function=None,
+        grad=NoFormula("a backward kernel: cross_entropy's formula calls it only when "
+                       "the backward records no graph; with create_graph it differentiates "
+                       "a composite"),
+    ),
+    _composite("mse_loss", "mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor",
+               function=None, autocast=_FP32),
+    _composite(
+        "binary_cross_entropy_with_logits",
+        "binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, "
+        "Tensor? pos_weight=None, int reduction=1) -> Tensor",
+        py="binary_cross_entropy_with_logits",  # Note [binary_cross_entropy_with_logits defaults]
+        autocast=_FP32,
+    ),
+)  # fmt: skip
 
 
 # -- convolution and pooling -------------------------------------------------------------------------
@@ -313,15 +397,35 @@ def _avg_pool2d(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     return (core.reshape(gx, list(x.shape)),)
 
 
-FORMULAS: dict[str, common.Formula] = {
-    "softmax.int": _softmax,
-    "log_softmax.int": _log_softmax,
-    "layer_norm": _layer_norm,
-    "native_dropout": _native_dropout,
-    "embedding": _embedding,
-    "cross_entropy_loss": _cross_entropy,
-    "conv2d": _conv2d,
-    "conv2d.padding": _conv2d,
-    "max_pool2d_with_indices": _max_pool2d,
-    "avg_pool2d": _avg_pool2d,
-}
+_CONVOLUTION: tuple[OpInfo, ...] = (
+    _composite("linear", "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
+               function=None, dtypes=NO_BOOL, autocast=_LOWER),
+    _nn(
+        "conv2d",
+        f"conv2d({_CONV}, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor",
+        f"conv2d.padding({_CONV}, str padding=\"valid\", SymInt[2] dilation=1, SymInt groups=1) "
+        "-> Tensor",
+        py="conv2d", dtypes=NO_BOOL, grad=_conv2d,
+        # PyTorch's CUDA list has conv2d, not conv2d.padding.
+        autocast={"cpu": "lower_precision_fp", "cuda": {"default": "lower_precision_fp"}},
+    ),
+    _nn(
+        "max_pool2d_with_indices",
+        f"max_pool2d_with_indices(Tensor self, {_POOL}, int[2] dilation=1, bool ceil_mode=False) "
+        "-> (Tensor, Tensor)",
+        function=None, dtypes=REAL_NO_BOOL, grad=_max_pool2d,
+    ),
+    _composite(
+        "max_pool2d",
+        f"max_pool2d(Tensor self, {_POOL}, int[2] dilation=1, bool ceil_mode=False) -> Tensor",
+        dtypes=REAL_NO_BOOL,
+    ),
+    _nn(
+        "avg_pool2d",
+        f"avg_pool2d(Tensor self, {_POOL}, bool ceil_mode=False, bool count_include_pad=True, "
+        "int? divisor_override=None) -> Tensor",
+        function=None, dtypes=FLOATS | {int64}, grad=_avg_pool2d,
+    ),
+)  # fmt: skip
+
+ROWS: tuple[OpInfo, ...] = _NORMALIZATION + _LOSSES + _CONVOLUTION

@@ -1,11 +1,12 @@
-"""Derivative formulas of the matrix products (rows of ``FORMULAS``).
+"""Rows of the matrix products, with their derivatives.
 
-Imports: ``dispatch`` (through ``_formulas_common``).  Same conventions as
-``_formulas``.  Gradients an argument does not need are not computed (they are
-the expensive products).  ``einsum``'s formula is one ``einsum`` per operand:
-the output's gradient contracted with the other operands, with ones for labels
-only that operand has (summed in the forward) and identity matrices for labels
-it repeats (diagonals); ``tensordot`` is that with the equation it stands for.
+Imports: this package's ``_grad`` and ``_row``.  Formulas first, rows below them.
+Gradients an argument does not need are not computed (they are the expensive
+products).  ``einsum``'s formula is one ``einsum`` per operand: the output's
+gradient contracted with the other operands, with ones for labels only that
+operand has (summed in the forward) and identity matrices for labels it repeats
+(diagonals); ``tensordot`` is that with the equation it stands for.
+``linalg_vector_norm`` is a reduction (``reduction``).
 """
 
 from __future__ import annotations
@@ -13,19 +14,23 @@ from __future__ import annotations
 import string
 from typing import Any
 
-from . import _formulas_common as common
+from . import _grad
+from ._row import ALL, NO_BOOL, InPlace, OpInfo
 
-__all__ = ["FORMULAS"]
+__all__ = ["ROWS"]
 
-core = common.core
-needs = common.needs_grad
+core = _grad.core
+needs = _grad.needs_grad
+
+# PyTorch runs the matrix products in lower precision under autocast, on both devices.
+_LOWER = {"cpu": "lower_precision_fp", "cuda": "lower_precision_fp"}
 
 
 def _mT(x: Any) -> Any:
     return core.transpose.int(x, -2, -1)
 
 
-@common.saves("self:other", "other:self")
+@_grad.saves("self:other", "other:self")
 def _matmul(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["other"]
     if x.ndim == 1 and y.ndim == 1:  # dot
@@ -41,13 +46,13 @@ def _matmul(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     g2 = core.unsqueeze(g2, -1) if y.ndim == 1 else g2
     gx = gy = None
     if needs(x):
-        gx = core.reshape(common.sum_to(core.matmul(g2, _mT(y2)), x2), list(x.shape))
+        gx = core.reshape(_grad.sum_to(core.matmul(g2, _mT(y2)), x2), list(x.shape))
     if needs(y):
-        gy = core.reshape(common.sum_to(core.matmul(_mT(x2), g2), y2), list(y.shape))
+        gy = core.reshape(_grad.sum_to(core.matmul(_mT(x2), g2), y2), list(y.shape))
     return gx, gy
 
 
-@common.saves("self:mat2", "mat2:self")
+@_grad.saves("self:mat2", "mat2:self")
 def _mm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["mat2"]
     return (
@@ -56,7 +61,7 @@ def _mm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     )
 
 
-@common.saves("self:mat2", "mat2:self")
+@_grad.saves("self:mat2", "mat2:self")
 def _bmm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["mat2"]
     return (
@@ -65,10 +70,10 @@ def _bmm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     )
 
 
-@common.saves("mat1:mat2", "mat2:mat1")
+@_grad.saves("mat1:mat2", "mat2:mat1")
 def _addmm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     s, m1, m2, beta, alpha = a["self"], a["mat1"], a["mat2"], a["beta"], a["alpha"]
-    gs = common.grad_for(g if beta == 1 else g * beta, s) if needs(s) else None
+    gs = _grad.grad_for(g if beta == 1 else g * beta, s) if needs(s) else None
     gm = g if alpha == 1 else g * alpha
     return (
         gs,
@@ -77,13 +82,13 @@ def _addmm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     )
 
 
-@common.saves("self:tensor", "tensor:self", "self:other", "other:self")
+@_grad.saves("self:tensor", "tensor:self", "self:other", "other:self")
 def _dot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["tensor" if "tensor" in a else "other"]
     return (g * y if needs(x) else None), (g * x if needs(y) else None)
 
 
-@common.saves("self:vec2", "vec2:self")
+@_grad.saves("self:vec2", "vec2:self")
 def _outer(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["vec2"]
     return (
@@ -158,14 +163,14 @@ def _einsum_grads(g: Any, ins: list[str], rhs: str, xs: list[Any]) -> tuple[Any,
     return tuple(grads)
 
 
-@common.saves("tensors")
+@_grad.saves("tensors")
 def _einsum(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     xs = list(a["tensors"])
     ins, rhs = _explicit(a["equation"], xs)
     return _einsum_grads(g, ins, rhs, xs)
 
 
-@common.saves("self", "other")
+@_grad.saves("self", "other")
 def _tensordot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["other"]
     dx = [d % x.ndim for d in a["dims_self"]]
@@ -180,14 +185,35 @@ def _tensordot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     return _einsum_grads(g, ["".join(lx), "".join(ly)], rhs, [x, y])
 
 
-FORMULAS: dict[str, common.Formula] = {
-    "matmul": _matmul,
-    "mm": _mm,
-    "bmm": _bmm,
-    "addmm": _addmm,
-    "dot": _dot,
-    "vdot": _dot,
-    "outer": _outer,
-    "einsum": _einsum,
-    "tensordot": _tensordot,
-}
+ROWS: tuple[OpInfo, ...] = (
+    OpInfo(
+        "matmul", ("matmul(Tensor self, Tensor other) -> Tensor",), "linalg", NO_BOOL,
+        dunders=("__matmul__",), grad=_matmul, autocast=_LOWER,
+    ),
+    OpInfo("mm", ("mm(Tensor self, Tensor mat2) -> Tensor",), "linalg", NO_BOOL, grad=_mm, autocast=_LOWER),
+    OpInfo("bmm", ("bmm(Tensor self, Tensor mat2) -> Tensor",), "linalg", NO_BOOL, grad=_bmm, autocast=_LOWER),
+    OpInfo(
+        "addmm",
+        ("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",),
+        "linalg", NO_BOOL, grad=_addmm, autocast=_LOWER, inplace=InPlace(),
+    ),
+    OpInfo(
+        "dot", ("dot(Tensor self, Tensor tensor) -> Tensor",), "linalg", NO_BOOL,
+        grad=_dot, autocast={"cuda": "promote"},
+    ),
+    OpInfo(
+        "vdot", ("vdot(Tensor self, Tensor other) -> Tensor",), "linalg", NO_BOOL,
+        grad=_dot, autocast={"cuda": "promote"},
+    ),
+    OpInfo("outer", ("outer(Tensor self, Tensor vec2) -> Tensor",), "linalg", ALL, grad=_outer),
+    OpInfo(
+        "einsum", ("einsum(str equation, Tensor[] tensors) -> Tensor",), "linalg", ALL,
+        method=False, py="einsum", grad=_einsum, autocast={"cuda": "lower_precision_fp"},
+    ),
+    OpInfo(
+        "tensordot",
+        ("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",),
+        "linalg", NO_BOOL, method=False, py="tensordot", out=True,
+        grad=_tensordot, autocast={"cuda": "promote"},
+    ),
+)  # fmt: skip
