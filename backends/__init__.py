@@ -2,12 +2,11 @@
 only), ``backends.cuda`` (CuPy, loaded on first use), and ``backends.common`` (what
 they share).
 
-Imports: ``tensor`` first.  The backends build on ``tensor``'s Tensor, dtypes and
-operator table, and ``tensor`` imports the backends at the end of its own import
-to have their kernels registered; importing ``tensor`` here first makes both
-import orders work (``import backends.cpu`` before ``import tensor`` included).
+Imports: ``backends.common.frontend`` (standard library only); never ``tensor``.  A backend learns what it needs of the front end (the Tensor type, dtypes,
+the operator table) from the ``FrontEnd`` that ``tensor`` passes to its
+``register(front)``: Note [One-way imports] in ``backends.common.frontend``.
 """
 
-import tensor as _tensor  # noqa: F401  (see the docstring)
+from .common.frontend import FrontEnd
 
-__all__: list[str] = []
+__all__ = ["FrontEnd"]

@@ -1,8 +1,9 @@
 """``tensor``: the Tensor, its dtypes and devices, factories, and the built-in operators.
 
-Imports: ``dispatch``, NumPy, ml_dtypes; at the end, ``backends`` (which registers the
-CPU and Meta kernels; CUDA kernels load on first use, and array_api_compat on the first
-call of a kernel that needs it).
+Imports: ``dispatch``, NumPy, ml_dtypes; at the end, ``backends``, whose CPU and Meta
+kernels are registered with this package's ``FrontEnd`` (``tensor._frontend``; CUDA
+kernels load on first use, and array_api_compat on the first call of a kernel that
+needs it).  Imports run one way: ``backends`` never imports ``tensor``.
 
     >>> import tensor as tt
     >>> x = tt.tensor([[1.0, 2.0], [3.0, 4.0]])
@@ -71,16 +72,18 @@ with _bulk_registration():
     _GENERATED = {name: fn for name, fn in _api.FUNCTIONS.items() if "." not in name}
     globals().update(_GENERATED)
 
-    # Last: the backends import the names above, then register their kernels here.
+    # Last: the backends register their kernels, built from the front end (the names
+    # above) that ``_frontend.FRONT`` hands them.
     import backends.cpu as _cpu
     import backends.meta as _meta
 
     from . import _composite, _inplace_or_view, cuda, linalg
+    from ._frontend import FRONT as _FRONT
 
     _composite.register()
     _inplace_or_view.register()
-    _cpu.register()
-    _meta.register()
+    _cpu.register(_FRONT)
+    _meta.register(_FRONT)
     autograd.register()
 
     from . import _autocast, amp

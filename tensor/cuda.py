@@ -1,9 +1,10 @@
 """``tt.cuda``: CUDA devices, streams and events, as ``torch.cuda`` has them.
 
 Imports: ``backends.cuda`` (which never fails to import, with or without CuPy/GPU)
-and ``tensor``'s devices and generators; CuPy only once CUDA is initialised.
+and ``tensor``'s devices, generators and front end; CuPy only once CUDA is initialised.
 
-Everything here initialises CUDA on first use (``backends.cuda.init``) except
+Everything here initialises CUDA on first use (``backends.cuda.init``, given the
+front end ``tensor._frontend.FRONT``) except
 ``is_available()`` and ``device_count()``, which only probe, so on a machine
 without a GPU they answer False and 0 and the rest raise the error saying why.
 Kernels launch on CuPy's current stream of the current device: ``tt.cuda.stream(s)``
@@ -25,6 +26,7 @@ import backends.cuda as _backend
 from . import _random
 from ._device import CudaHooks
 from ._device import device as _device_type
+from ._frontend import FRONT
 
 __all__ = [
     "Event",
@@ -47,14 +49,20 @@ __all__ = [
     "synchronize",
 ]
 
+
+def _init() -> None:
+    """Initialise CUDA (once), registering its kernels with this package's front end."""
+    _backend.init(FRONT)
+
+
 # tensor's devices reach CUDA through these (lazy init; no CuPy import before first use).
-CudaHooks.init = _backend.init
+CudaHooks.init = _init
 CudaHooks.current = _backend.current_device_if_initialized
 CudaHooks.count = _backend.device_count
 
 
 def _cupy() -> types.ModuleType:
-    _backend.init()
+    _init()
     return _backend.cupy_module()
 
 
@@ -82,6 +90,7 @@ def device_count() -> int:
 
 def current_device() -> int:
     """The index of the current CUDA device (per thread, as CUDA's runtime keeps it)."""
+    _init()
     return _backend.current_device()
 
 
@@ -117,7 +126,7 @@ class device:  # noqa: N801 - PyTorch's spelling
 
 def synchronize(device: Any = None) -> None:
     """Wait until all work queued on a CUDA device (the current one when None) is done."""
-    _backend.init()
+    _init()
     _backend.synchronize(_index(device))
 
 

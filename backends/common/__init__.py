@@ -1,11 +1,13 @@
 """Code every backend shares: shape rules, error messages, and kernels written once
 against the array namespace (NumPy on the CPU, CuPy on CUDA).
 
-Imports: ``tensor`` (public names, and the private constructors ``Tensor._make`` /
-``Tensor._make_meta`` that kernels use), NumPy-compatible namespaces passed in by
-the backend that instantiates a kernel factory; never CuPy directly.
+Imports: ``dispatch``, NumPy-compatible namespaces passed in by the backend that
+instantiates a kernel factory (never CuPy directly), and the front end's types only
+through the ``FrontEnd`` a factory is given (``Namespace.front``; Note [One-way
+imports] in ``frontend``).
 """
 
-from . import errors, shapes
+from . import errors, frontend, shapes
+from .frontend import FrontEnd
 
-__all__ = ["errors", "shapes"]
+__all__ = ["FrontEnd", "errors", "frontend", "shapes"]

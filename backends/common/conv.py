@@ -1,6 +1,6 @@
 """conv2d, max_pool2d_with_indices and avg_pool2d: PyTorch's shape rules, vectorised kernels.
 
-Imports: ``tensor`` and ``backends.common``.
+Imports: ``backends.common``.
 
 No Python loop runs over pixels: the input is padded once, a strided window view
 (``sliding_window_view``, no copy) gives every receptive field, and then
@@ -16,18 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import tensor
-from tensor import Tensor
-
 from . import errors
 from .elementwise import MetaNamespace, Namespace
+from .frontend import FrontEnd
 
 __all__ = ["conv2d_shape", "kernels", "pool_shape"]
-
-_make = Tensor._make
-_make_meta = Tensor._make_meta
-_HALF = (tensor.float16, tensor.bfloat16)
-_NO_DILATED = frozenset({tensor.uint8, tensor.int8, tensor.int16, tensor.int32})
 
 
 def _pair(op: str, value: Any, arg: str) -> tuple[int, int]:
@@ -39,23 +32,30 @@ def _pair(op: str, value: Any, arg: str) -> tuple[int, int]:
     return int(v[0]), int(v[1])
 
 
-def _check_input(op: str, x: Any) -> None:
+def _check_input(front: FrontEnd, op: str, x: Any) -> None:
     if x._array.ndim not in (3, 4):
         raise RuntimeError(
             f"{op}(): Expected 3D (unbatched) or 4D (batched) input to {op}, but got input of "
             f"size: {list(x._array.shape)}"
         )
-    row = tensor.op_info("max_pool2d_with_indices" if op == "max_pool2d" else op)
+    row = front.op_info("max_pool2d_with_indices" if op == "max_pool2d" else op)
     if x._dtype not in row.result_dtypes:
         raise errors.unsupported_dtype(op, x._dtype, "input")
 
 
 def conv2d_shape(
-    input: Any, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any, groups: int
+    front: FrontEnd,
+    input: Any,
+    weight: Any,
+    bias: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    groups: int,
 ) -> tuple[tuple[int, ...], tuple[int, int, int, int], tuple[int, int], tuple[int, int]]:
     """(output shape, padding (top, bottom, left, right), stride, dilation), or the error."""
     op = "conv2d"
-    _check_input(op, input)
+    _check_input(front, op, input)
     w = weight._array
     if w.ndim != 4:
         raise RuntimeError(
@@ -91,7 +91,9 @@ def conv2d_shape(
         )
     sh, sw = _pair(op, stride, "stride")
     dh, dw = _pair(op, dilation, "dilation")
-    if (dh, dw) != (1, 1) and input._dtype in _NO_DILATED:  # PyTorch's CPU kernels lack these
+    # PyTorch's CPU kernels cannot convolve these with dilation (int64 they can).
+    no_dilated = (front.uint8, front.int8, front.int16, front.int32)
+    if (dh, dw) != (1, 1) and input._dtype in no_dilated:
         raise errors.unsupported_dtype("slow_conv_dilated", input._dtype, "input")
     if min(sh, sw) <= 0 or min(dh, dw) <= 0:
         raise RuntimeError(
@@ -137,10 +139,17 @@ def _out_size(size: int, k: int, s: int, p: int, d: int, ceil: bool) -> int:
 
 
 def pool_shape(
-    op: str, x: Any, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil: bool
+    front: FrontEnd,
+    op: str,
+    x: Any,
+    kernel_size: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    ceil: bool,
 ) -> tuple[tuple[int, ...], tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]:
     """(output shape, kernel, stride, padding, dilation) of a 2-D pool, or PyTorch's error."""
-    _check_input(op, x)
+    _check_input(front, op, x)
     k = _pair(op, kernel_size, "kernel_size")
     s = _pair(op, stride, "stride") if stride not in (None, [], ()) else k
     p = _pair(op, padding, "padding")
@@ -172,6 +181,9 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     """conv2d and pool kernels; ``fns["sliding_window_view"]`` is the namespace's."""
     meta = isinstance(ns, MetaNamespace)
     xp = ns.xp
+    front = ns.front
+    make, make_meta, int64 = front.make, front.make_meta, front.int64
+    half = (front.float16, front.bfloat16)
     windows_of = fns.get("sliding_window_view")
 
     def _pad(x: Any, top: int, bottom: int, left: int, right: int, fill: Any) -> Any:
@@ -182,7 +194,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         return out
 
     def _compute(a: Any, dt: Any) -> Any:
-        if dt in _HALF:
+        if dt in half:
             return a.astype("float32")
         if dt.kind == 1:  # integers accumulate in int64 and wrap when cast back, as in C
             return a.astype("int64")
@@ -193,11 +205,11 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         dilation: Any = 1, groups: Any = 1,
     ) -> Any:  # fmt: skip
         shape, pads, (sh, sw), (dh, dw) = conv2d_shape(
-            input, weight, bias, stride, padding, dilation, int(groups)
+            front, input, weight, bias, stride, padding, dilation, int(groups)
         )
         dt, dev = input._dtype, input._device
         if meta:
-            return _make_meta(shape, dt, dev)
+            return make_meta(shape, dt, dev)
         g = int(groups)
         x = _compute(input._array, dt)
         if x.ndim == 3:
@@ -221,7 +233,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             out += xp.reshape(_compute(bias._array, dt), (1, o, 1, 1))
         if len(shape) == 3:
             out = out[0]
-        return _make(out.astype(dt.numpy_dtype, copy=False), dt, dev)
+        return make(out.astype(dt.numpy_dtype, copy=False), dt, dev)
 
     def _windows(x: Any, k: Any, s: Any, p: Any, d: Any, out_hw: Any, fill: Any) -> Any:
         """Windows (..., oh, ow, kh, kw) of ``x`` padded with ``fill`` (extra at the end
@@ -246,11 +258,11 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         ceil_mode: bool = False,
     ) -> Any:  # fmt: skip
         shape, k, s, p, d = pool_shape(
-            "max_pool2d", self, kernel_size, stride, padding, dilation, ceil_mode
+            front, "max_pool2d", self, kernel_size, stride, padding, dilation, ceil_mode
         )
         dt, dev = self._dtype, self._device
         if meta:
-            return _make_meta(shape, dt, dev), _make_meta(shape, tensor.int64, dev)
+            return make_meta(shape, dt, dev), make_meta(shape, int64, dev)
         x = self._array
         # Integers compute in float64 so that padding (-inf) never ties with a value.
         x = x.astype("float64") if not dt.is_floating_point else _compute(x, dt)
@@ -264,8 +276,8 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         cols = xp.reshape(xp.arange(shape[-1]) * s[1] - p[1], (1, -1)) + j * d[1]
         indices = (rows * w + cols).astype(xp.int64)
         return (
-            _make(values.astype(dt.numpy_dtype, copy=False), dt, dev),
-            _make(indices, tensor.int64, dev),
+            make(values.astype(dt.numpy_dtype, copy=False), dt, dev),
+            make(indices, int64, dev),
         )
 
     def avg_pool2d(
@@ -273,13 +285,13 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         count_include_pad: bool = True, divisor_override: Any = None,
     ) -> Any:  # fmt: skip
         shape, k, s, p, d = pool_shape(
-            "avg_pool2d", self, kernel_size, stride, padding, 1, ceil_mode
+            front, "avg_pool2d", self, kernel_size, stride, padding, 1, ceil_mode
         )
         if divisor_override is not None and divisor_override == 0:
             raise RuntimeError("avg_pool2d(): divisor must be not zero")
         dt, dev = self._dtype, self._device
         if meta:
-            return _make_meta(shape, dt, dev)
+            return make_meta(shape, dt, dev)
         x = _compute(self._array, dt)
         h, w = x.shape[-2:]
         sums = xp.sum(_windows(x, k, s, p, d, shape[-2:], 0), axis=(-2, -1))
@@ -300,7 +312,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             out = sums / (xp.reshape(div[0], (-1, 1)) * xp.reshape(div[1], (1, -1)))
         if dt.kind == 1:  # integer pools divide with truncation, as C does
             out = xp.trunc(out)
-        return _make(out.astype(dt.numpy_dtype, copy=False), dt, dev)
+        return make(out.astype(dt.numpy_dtype, copy=False), dt, dev)
 
     return {
         "conv2d": conv2d,

@@ -1,11 +1,11 @@
 """Factories and random numbers: shapes and dtypes (``plan_*``), and kernels written once.
 
-Imports: NumPy (host-side arithmetic only), ``tensor`` and ``backends.common``.
+Imports: NumPy (host-side arithmetic only) and ``backends.common``.
 
 The ``plan_*`` functions validate a factory call and return ``(shape, dtype)``;
 Meta kernels stop there.  ``kernels(ns, engine)`` builds the data kernels of a
-namespace; ``engine(generator)`` gives the backend's random engine of a
-``tensor.Generator`` (a NumPy ``Generator`` on the CPU).  Every kernel here
+namespace; ``engine(front, generator, device)`` gives the backend's random engine of
+a front-end ``Generator`` (a NumPy ``Generator`` on the CPU).  Every kernel here
 receives ``device`` already normalised by the BackendSelect kernel (or the
 device of its tensor argument).
 """
@@ -18,12 +18,9 @@ from typing import Any
 
 import numpy as np
 
-import tensor
-from tensor import Tensor
-from tensor._device import canonical
-
 from . import errors, fastpaths, shapes
 from .elementwise import Namespace, rename
+from .frontend import FrontEnd
 from .numbers import check_fits, wrapped
 
 __all__ = [
@@ -34,16 +31,6 @@ __all__ = [
     "plan_normal",
     "size_of",
 ]
-
-_make = Tensor._make
-_NUMBER_DTYPE: dict[type, Callable[[], Any]] = {
-    bool: lambda: tensor.bool,
-    int: lambda: tensor.int64,
-    float: tensor.get_default_dtype,
-    complex: lambda: (
-        tensor.complex128 if tensor.get_default_dtype() is tensor.float64 else tensor.complex64
-    ),
-}
 
 
 def size_of(op: str, size: Any) -> tuple[int, ...]:
@@ -63,33 +50,39 @@ def size_of(op: str, size: Any) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _number_dtype(value: Any) -> Any:
-    for kind in (bool, int, float, complex):
-        if isinstance(value, kind):
-            return _NUMBER_DTYPE[kind]()
-    if isinstance(value, Tensor):
+def _number_dtype(front: FrontEnd, value: Any) -> Any:
+    if isinstance(value, bool):
+        return front.bool
+    if isinstance(value, int):
+        return front.int64
+    if isinstance(value, float):
+        return front.get_default_dtype()
+    if isinstance(value, complex):
+        default = front.get_default_dtype()
+        return front.complex128 if default is front.float64 else front.complex64
+    if isinstance(value, front.Tensor):
         return value._dtype
     raise TypeError(f"expected a number, got {type(value).__name__}")
 
 
-def factory_dtype(op: Any, dtype: Any, values: Sequence[Any] = ()) -> Any:
+def factory_dtype(front: FrontEnd, op: Any, dtype: Any, values: Sequence[Any] = ()) -> Any:
     """The dtype a factory makes: ``dtype``, or inferred from ``values``, or the default."""
     if dtype is not None:
-        if not isinstance(dtype, tensor.dtype):
+        if not isinstance(dtype, front.dtype):
             raise TypeError(f"{op.name}(): argument 'dtype' must be a tensor dtype, got {dtype!r}")
         dt = dtype
     elif op.name in ("full", "full_like") and values:
-        dt = _number_dtype(values[0])
+        dt = _number_dtype(front, values[0])
     elif op.name == "arange" and values:
-        dt = tensor.int64
+        dt = front.int64
         for v in values:
-            k = _number_dtype(v)
+            k = _number_dtype(front, v)
             if k.kind >= 2:
-                dt = tensor.get_default_dtype()
+                dt = front.get_default_dtype()
     elif op.name == "randint":
-        dt = tensor.int64
+        dt = front.int64
     else:
-        dt = tensor.get_default_dtype()
+        dt = front.get_default_dtype()
     if dt not in op.dtypes:
         raise errors.unsupported_dtype(op.name, dt, "dtype")
     return dt
@@ -104,7 +97,7 @@ def _float(op: str, arg: str, value: Any) -> float:
         ) from None
 
 
-def arange_length(start: Any, end: Any, step: Any, dt: Any = None) -> int:
+def arange_length(front: FrontEnd, start: Any, end: Any, step: Any, dt: Any = None) -> int:
     """How many values ``arange`` makes in dtype ``dt``, with PyTorch's checks.
 
     PyTorch sizes the result in double, except for int64, where it truncates start, end
@@ -125,7 +118,7 @@ def arange_length(start: Any, end: Any, step: Any, dt: Any = None) -> int:
             f"arange(): upper bound and larger bound inconsistent with step sign "
             f"(start={start}, end={end}, step={step})"
         )
-    if dt is tensor.int64 and not all(isinstance(v, int) for v in (start, end, step)):
+    if dt is front.int64 and not all(isinstance(v, int) for v in (start, end, step)):
         start, end, step = int(s), int(e), int(st)
         if step == 0:
             raise ValueError(f"arange(): step must be nonzero (step={st} truncates to 0 for int64)")
@@ -143,7 +136,7 @@ def check_randint(dt: Any, low: int, high: int) -> None:
     if dt.kind <= 1:
         lo_lim, hi_lim = (
             (0, 1)
-            if dt is tensor.bool
+            if dt.kind == 0  # bool
             else (int(np.iinfo(dt.numpy_dtype).min), int(np.iinfo(dt.numpy_dtype).max))
         )
         if low < lo_lim:
@@ -156,9 +149,11 @@ def check_randint(dt: Any, low: int, high: int) -> None:
             )
 
 
-def plan_normal(op: Any, mean: Any, std: Any, size: Any = None) -> tuple[tuple[int, ...], Any]:
+def plan_normal(
+    front: FrontEnd, op: Any, mean: Any, std: Any, size: Any = None
+) -> tuple[tuple[int, ...], Any]:
     """Shape and dtype of ``normal`` (tensor means/stds broadcast; floats need a size)."""
-    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    mt, st = isinstance(mean, front.Tensor), isinstance(std, front.Tensor)
     if (st and std._dtype.is_complex) or isinstance(std, complex):
         raise RuntimeError(
             "normal(): normal expects standard deviation to be non-complex (argument 'std')"
@@ -166,7 +161,7 @@ def plan_normal(op: Any, mean: Any, std: Any, size: Any = None) -> tuple[tuple[i
     if isinstance(std, (int, float)) and std < 0:
         raise RuntimeError(f"normal(): expects std >= 0.0, but found std {std}")
     if mt and st:
-        dt = tensor.result_type(mean, std)
+        dt = front.result_type(mean, std)
         shape = shapes.broadcast_shapes(
             "normal", tuple(mean._array.shape), tuple(std._array.shape), ("mean", "std")
         )
@@ -184,17 +179,19 @@ def plan_normal(op: Any, mean: Any, std: Any, size: Any = None) -> tuple[tuple[i
 def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
     """Data kernels of the factories for the namespace of ``ns``.
 
-    ``engine(generator, device)`` returns the random engine: an object with NumPy's
-    ``random``, ``standard_normal`` and ``integers`` methods.
+    ``engine(front, generator, device)`` returns the random engine: an object with
+    NumPy's ``random``, ``standard_normal`` and ``integers`` methods.
     """
     xp, finish = ns.xp, ns.finish
-    op = tensor.op_info
+    front = ns.front
+    op = front.op_info
+    make, tensor_type = front.make, front.Tensor
     out: dict[str, Any] = {}
 
     # The raw library's empty/zeros/ones (array_api_compat's add a device check: the
     # device was already chosen by BackendSelect).
     raw = ns.lib
-    device_type = tensor.device
+    device_type = front.device
 
     def filled(name: str, fill: Callable[..., Any]) -> None:
         row = op(name)
@@ -204,9 +201,9 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
             # Fast path: a dtype and a device object given (the BackendSelect kernel's
             # normalised ones) are used as they are; anything else is checked.
             fast = fastpaths.ENABLED
-            dt = dtype if dtype in dtypes and fast else factory_dtype(row, dtype)
-            dev = device if type(device) is device_type and fast else _dev(device)
-            return _make(fill(size_of(name, size), dtype=dt.numpy_dtype), dt, dev)
+            dt = dtype if dtype in dtypes and fast else factory_dtype(front, row, dtype)
+            dev = device if type(device) is device_type and fast else _dev(front, device)
+            return make(fill(size_of(name, size), dtype=dt.numpy_dtype), dt, dev)
 
         out[name] = rename(kernel, name, ns)
 
@@ -215,7 +212,7 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
     filled("ones", getattr(raw, "ones", None) or xp.ones)
 
     def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
-        dt = factory_dtype(op("full"), dtype, (fill_value,))
+        dt = factory_dtype(front, op("full"), dtype, (fill_value,))
         shape = size_of("full", size)
         # Note [Numbers that overflow]; PyTorch fills one element without the check for
         # floating dtypes (as fill_ does).
@@ -223,12 +220,12 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
             check_fits("full", fill_value, dt, "fill_value")
         fill_value = wrapped(fill_value, dt)  # unsigned: -1 wraps to 255, as PyTorch
         arr = xp.full(shape, fill_value if dt.kind else bool(fill_value), dtype=dt.numpy_dtype)
-        return _make(arr, dt, _dev(device))
+        return make(arr, dt, _dev(front, device))
 
     out["full"] = rename(full, "full", ns)
 
     raw_arange = getattr(raw, "arange", None) or xp.arange
-    int64 = tensor.int64
+    int64 = front.int64
 
     def arange(
         start: Any, end: Any, step: Any = 1, *, dtype: Any = None, device: Any = None
@@ -246,10 +243,10 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
             and 0 <= end <= _INT64_MAX // 8  # the general path checks bigger sizes
             and fastpaths.ENABLED
         ):
-            dev = device if type(device) is device_type else _dev(device)
-            return _make(raw_arange(end, dtype=np.int64), int64, dev)
-        dt = factory_dtype(op("arange"), dtype, (start, end, step))
-        n = arange_length(start, end, step, dt)
+            dev = device if type(device) is device_type else _dev(front, device)
+            return make(raw_arange(end, dtype=np.int64), int64, dev)
+        dt = factory_dtype(front, op("arange"), dtype, (start, end, step))
+        n = arange_length(front, start, end, step, dt)
         if n * dt.itemsize > _INT64_MAX:  # NumPy would wrap the size around
             raise RuntimeError(
                 f"arange(): Storage size calculation overflowed with sizes=[{n}] (from "
@@ -262,12 +259,12 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
             arr = int(start) + xp.arange(n, dtype=np.int64) * int(step)
         else:  # PyTorch computes start + i * step in double, then casts
             arr = float(start) + xp.arange(n, dtype=np.float64) * float(step)
-        return _make(finish(arr, dt), dt, _dev(device))
+        return make(finish(arr, dt), dt, _dev(front, device))
 
     out["arange"] = rename(arange, "arange", ns)
 
     def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None) -> Any:
-        dt = factory_dtype(op("linspace"), dtype)
+        dt = factory_dtype(front, op("linspace"), dtype)
         if steps < 0:
             raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
         s, e = complex(start), complex(end)
@@ -282,14 +279,14 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
             arr = xp.where(idx < half, s + step * idx, e - step * (steps - 1 - idx))
         if dt.kind <= 1:
             arr = xp.trunc(arr.real) if hasattr(arr, "real") else xp.trunc(arr)
-        return _make(finish(arr, dt), dt, _dev(device))
+        return make(finish(arr, dt), dt, _dev(front, device))
 
     out["linspace"] = rename(linspace, "linspace", ns)
 
     def eye(n: int, m: Any = None, *, dtype: Any = None, device: Any = None) -> Any:
-        dt = factory_dtype(op("eye"), dtype)
+        dt = factory_dtype(front, op("eye"), dtype)
         rows, cols = size_of("eye", (n, n if m is None else m))
-        return _make(xp.eye(rows, cols, dtype=dt.numpy_dtype), dt, _dev(device))
+        return make(xp.eye(rows, cols, dtype=dt.numpy_dtype), dt, _dev(front, device))
 
     out["eye"] = rename(eye, "eye", ns)
 
@@ -299,17 +296,17 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
         def kernel(
             size: Any, *, generator: Any = None, dtype: Any = None, device: Any = None
         ) -> Any:
-            dt = factory_dtype(row, dtype)
-            dev = _dev(device)
-            rng = engine(generator, dev)
+            dt = factory_dtype(front, row, dtype)
+            dev = _dev(front, device)
+            rng = engine(front, generator, dev)
             shape = size_of(name, size)
             real = dt.to_real()
-            wide = tensor.float64 if real is tensor.float64 else tensor.float32
+            wide = front.float64 if real is front.float64 else front.float32
             arr = draw(rng, shape, wide.numpy_dtype)
             if dt.is_complex:  # PyTorch: real and imaginary parts, each with variance 1/2
                 imag = draw(rng, shape, wide.numpy_dtype)
                 arr = (arr + 1j * imag) * (math.sqrt(0.5) if name == "randn" else 1)
-            return _make(finish(arr, dt), dt, dev)
+            return make(finish(arr, dt), dt, dev)
 
         out[name] = rename(kernel, name, ns)
 
@@ -325,11 +322,13 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
         dtype: Any = None,
         device: Any = None,
     ) -> Any:
-        dt = factory_dtype(op("randint"), dtype)
+        dt = factory_dtype(front, op("randint"), dtype)
         check_randint(dt, low, high)
-        dev = _dev(device)
-        arr = engine(generator, dev).integers(low, high, size_of("randint", size), dtype=np.int64)
-        return _make(finish(arr, dt), dt, dev)
+        dev = _dev(front, device)
+        arr = engine(front, generator, dev).integers(
+            low, high, size_of("randint", size), dtype=np.int64
+        )
+        return make(finish(arr, dt), dt, dev)
 
     out["randint"] = rename(randint, "randint", ns)
 
@@ -344,21 +343,21 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
         dtype: Any = None,
         device: Any = None,
     ) -> Any:
-        shape, dt = plan_normal(normal_op, mean, std, size)
-        tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
-        dev = tensors[0]._device if tensors else _dev(device)
+        shape, dt = plan_normal(front, normal_op, mean, std, size)
+        tensors = [t for t in (mean, std) if isinstance(t, tensor_type)]
+        dev = tensors[0]._device if tensors else _dev(front, device)
         if dt is None:
-            dt = factory_dtype(normal_op, dtype)
-        wide = tensor.float64 if dt.to_real() is tensor.float64 else tensor.float32
-        rng = engine(generator, dev)
+            dt = factory_dtype(front, normal_op, dtype)
+        wide = front.float64 if dt.to_real() is front.float64 else front.float32
+        rng = engine(front, generator, dev)
         noise = rng.standard_normal(shape, dtype=wide.numpy_dtype)
         if dt.is_complex:  # real and imaginary parts each with variance 1/2, as PyTorch
             noise = (noise + 1j * rng.standard_normal(shape, dtype=wide.numpy_dtype)) * math.sqrt(
                 0.5
             )
-        m = mean._array if isinstance(mean, Tensor) else mean
-        s = std._array if isinstance(std, Tensor) else std
-        return _make(finish(m + s * noise, dt), dt, dev)
+        m = mean._array if isinstance(mean, tensor_type) else mean
+        s = std._array if isinstance(std, tensor_type) else std
+        return make(finish(m + s * noise, dt), dt, dev)
 
     rename(normal, "normal", ns)
     for overload in ("Tensor_Tensor", "Tensor_float", "float_Tensor", "float_float"):
@@ -369,17 +368,21 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
 _INT64_MAX = 2**63 - 1
 
 
-def _dev(device: Any) -> Any:
+def _dev(front: FrontEnd, device: Any) -> Any:
     # Out of BackendSelect's reach (``zeros(2, device="cuda", out=t)`` dispatches on ``t``),
     # the device is made canonical here: "cuda" is the current CUDA device.
-    return tensor.device("cpu") if device is None else canonical(tensor.device(device))
+    if device is None:
+        return front.device("cpu")
+    return front.canonical_device(front.device(device))
 
 
-def generator_engine(generator: Any, device: Any, device_type: str, factory: Any) -> Any:
+def generator_engine(
+    front: FrontEnd, generator: Any, device: Any, device_type: str, factory: Any
+) -> Any:
     """The backend engine of ``generator`` (the device's default one when None), made by
     ``factory(seed)``; a generator of another device type is refused, as in PyTorch."""
-    gen = generator if generator is not None else tensor.default_generator(device)
-    if not isinstance(gen, tensor.Generator):
+    gen = generator if generator is not None else front.default_generator(device)
+    if not isinstance(gen, front.Generator):
         raise TypeError(f"argument 'generator' must be a tt.Generator, got {type(gen).__name__}")
     if gen.device.type != device_type:
         raise RuntimeError(

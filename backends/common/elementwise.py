@@ -1,15 +1,16 @@
 """Elementwise kernel factories, written once against an array namespace.
 
-Imports: ``tensor`` (public names and ``Tensor._make``) and ``backends.common``.
+Imports: ``backends.common``; the front end's types come with the ``Namespace``
+(``ns.front``, Note [One-way imports] in ``frontend``).
 
-A backend calls a factory with an operator's table row (``tensor.OP_TABLE``), the
+A backend calls a factory with an operator's table row (``front.op_table``), the
 function that does the math on arrays (``np.sin``, ``cupy.sin``, a raw kernel)
 and its ``Namespace``; the factory returns the kernel to register.  Every kernel
 does the same three things, in the same order, on every backend:
 1. the dtype: the row's ``result_dtypes`` map the (promoted) input dtype to the
    dtype to compute in and the dtype of the result, or the op rejects it;
 2. the math, on arrays cast to the compute dtype;
-3. the result, wrapped with ``Tensor._make``; NumPy-only quirks (0-d results
+3. the result, wrapped with ``front.make``; NumPy-only quirks (0-d results
    come back as NumPy scalars, ml_dtypes computes bfloat16 ops in float32) are
    undone by ``Namespace.finish``.
 
@@ -29,11 +30,8 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-import tensor
-from tensor import Tensor
-from tensor._convert import cast_array
-
 from . import errors, fastpaths, shapes
+from .frontend import FrontEnd
 
 __all__ = [
     "MetaNamespace",
@@ -50,8 +48,6 @@ __all__ = [
     "unary_args",
 ]
 
-_make = Tensor._make
-_result_type = tensor.result_type
 # A Python number's category (bool < int < float < complex), as dtype.kind numbers it.
 _NUMBER_KIND = {bool: 0, int: 1, float: 2, complex: 3}
 
@@ -70,7 +66,7 @@ def namespace_of(array_type: type) -> Any:
     """
     xp = _NAMESPACES.get(array_type)
     if xp is None:
-        # By name, not by example: making a CuPy array needs a GPU, and kernels() must be
+        # By name, not by example: making a CuPy array needs a GPU, and kernels must be
         # buildable (and checkable) on a machine without one.
         library = array_type.__module__.partition(".")[0]  # numpy, cupy
         xp = _NAMESPACES[array_type] = _lazy_module(f"array_api_compat.{library}")
@@ -114,21 +110,27 @@ class Namespace:
     ``numpy`` or ``cupy``): code written against it serves both backends.  ``asarray``
     is the raw library's (array_api_compat's adds a Python frame), for the hot path;
     ``lib`` is the raw library itself (``numpy``, ``cupy``) for the same reason.
+    ``front`` is the front end the backend is registered with: the Tensor type, its
+    constructor, the dtypes and the operator table the kernels are built from.
     """
 
-    def __init__(self, array_type: type, module: str, *, asarray: Any = None) -> None:
+    def __init__(
+        self, array_type: type, module: str, front: FrontEnd, *, asarray: Any = None
+    ) -> None:
         self.xp = namespace_of(array_type)
         self.lib = importlib.import_module(array_type.__module__.partition(".")[0])
         self.module = module  # kernels are named after it: backends.cpu.elementwise.add_tensor
+        self.front = front
         self.ndarray = array_type
         self.asarray = asarray if asarray is not None else self.xp.asarray
+        self._cast = front.cast_array
 
-    def finish(self, out: Any, odt: tensor.dtype) -> Any:
+    def finish(self, out: Any, odt: Any) -> Any:
         """``out`` as an array of the result dtype (slow path of the check kernels inline)."""
         if type(out) is not self.ndarray:
             out = self.asarray(out)
         if out.dtype is not odt.numpy_dtype:
-            out = cast_array(out, odt.numpy_dtype)
+            out = self._cast(out, odt.numpy_dtype)
         return out
 
 
@@ -140,16 +142,17 @@ class MetaNamespace(Namespace):
     of the math.
     """
 
-    def __init__(self, module: str) -> None:
+    def __init__(self, module: str, front: FrontEnd) -> None:
         self.xp = self.lib = None
         self.module = module
-        self.ndarray = tensor.MetaArray
+        self.front = front
+        self.ndarray = front.MetaArray
         self.asarray = _identity
 
-    def finish(self, out: Any, odt: tensor.dtype) -> Any:
+    def finish(self, out: Any, odt: Any) -> Any:
         if out.dtype is odt.numpy_dtype:
             return out
-        return tensor.MetaArray(out.shape, odt.numpy_dtype)
+        return self.ndarray(out.shape, odt.numpy_dtype)
 
 
 def _identity(x: Any) -> Any:
@@ -173,38 +176,37 @@ def rename_all(kernels: dict[str, Any], module: str) -> dict[str, Any]:
     return kernels
 
 
-def check_operands(op: str, self: Any, other: Any) -> None:
+def check_operands(front: FrontEnd, op: str, self: Any, other: Any) -> None:
     """Dtype rules about the operands themselves, not their promoted type (slow path only)."""
     if op in ("sub", "rsub"):  # PyTorch: no bool operand at all, even if the result is int
-        self_bool = getattr(self, "_dtype", None) is tensor.bool
-        other_bool = (
-            getattr(other, "_dtype", None) is tensor.bool or other is True or other is False
-        )
+        bool_ = front.bool
+        self_bool = getattr(self, "_dtype", None) is bool_
+        other_bool = getattr(other, "_dtype", None) is bool_ or other is True or other is False
         if self_bool and other_bool:
-            raise errors.unsupported_dtype(op, tensor.bool, "self")
+            raise errors.unsupported_dtype(op, bool_, "self")
         if self_bool or other_bool:
             raise errors.bool_subtraction(op, "self" if self_bool else "other")
 
 
 def _promote(
-    op: str, table: dict[Any, Any], self: Any, other: Any, arg: str = "self"
+    front: FrontEnd, op: str, table: dict[Any, Any], self: Any, other: Any, arg: str = "self"
 ) -> tuple[Any, Any, Any]:
     """Slow path: PyTorch's result type, the row's rule, casts.  Returns (x, y, result dtype)."""
-    check_operands(op, self, other)
-    dt = _result_type(self, other)
+    check_operands(front, op, self, other)
+    dt = front.result_type(self, other)
     entry = table.get(dt)
     if entry is None:
         raise errors.unsupported_dtype(op, dt, arg)
     cdt, odt = entry
     x = self._array if self._dtype is cdt else self._array.astype(cdt.numpy_dtype)
-    if isinstance(other, Tensor):
+    if isinstance(other, front.Tensor):
         y = other._array if other._dtype is cdt else other._array.astype(cdt.numpy_dtype)
     else:
         y = other
     return x, y, (cdt, odt)
 
 
-def _number_as(value: Any, cdt: tensor.dtype, xp: Any) -> Any:
+def _number_as(value: Any, cdt: Any, xp: Any) -> Any:
     # NumPy 2 refuses Python ints out of an array's range (int8 + 1000); PyTorch wraps.
     return xp.asarray(value).astype(cdt.numpy_dtype)
 
@@ -218,7 +220,6 @@ def _number_as(value: Any, cdt: tensor.dtype, xp: Any) -> Any:
 # by its dtype.  Not for sub/rsub, which refuse bool operands (``check_operands``): their
 # kernels are ``binary_alpha``'s and ``_extra_kernel``s, and ``_tensor_kernel`` refuses
 # to make them.
-_BOOL = tensor.bool
 _NO_BOOL_OPERAND = frozenset({"sub", "rsub"})
 
 # Note [Opmath for numbers]
@@ -235,15 +236,11 @@ _NO_BOOL_OPERAND = frozenset({"sub", "rsub"})
 # (bfloat16 ``70144 - 70000.0`` would be 144, not 0; ``1.0 == 1.0039`` would be False),
 # so the number is made a bfloat16 scalar first.  On both paths: the fast path chooses
 # the dtype, the widening or rounding is part of the math.
-_OPMATH = frozenset({tensor.float16, tensor.bfloat16})
-_BFLOAT16 = tensor.bfloat16
-_BFLOAT16_NP = tensor.bfloat16.numpy_dtype
 _OPMATH_OPS = frozenset({"mul", "div", "floor_divide"})
-_FLOAT32_NP = tensor.float32.numpy_dtype
 
 
-def _check_shapes(op: str, self: Any, other: Any, names: tuple[str, str]) -> None:
-    if isinstance(other, Tensor):
+def _check_shapes(front: FrontEnd, op: str, self: Any, other: Any, names: tuple[str, str]) -> None:
+    if isinstance(other, front.Tensor):
         shapes.broadcast_shapes(op, tuple(self._array.shape), tuple(other._array.shape), names)
 
 
@@ -268,6 +265,7 @@ def unary(op: Any, fn: Callable[[Any], Any], ns: Namespace) -> Callable[[Any], A
     direct = _direct(op)
     name = op.name
     ndarray, asarray, finish = ns.ndarray, ns.asarray, ns.finish
+    make = ns.front.make
 
     def kernel(self: Any) -> Any:
         dt = self._dtype
@@ -276,13 +274,13 @@ def unary(op: Any, fn: Callable[[Any], Any], ns: Namespace) -> Callable[[Any], A
             out = fn(self._array)
             if type(out) is not ndarray:
                 out = asarray(out)
-            return _make(out, odt, self._device)
+            return make(out, odt, self._device)
         entry = table.get(dt)
         if entry is None:
             raise errors.unsupported_dtype(name, dt)
         cdt, odt = entry
         out = fn(self._array.astype(cdt.numpy_dtype))
-        return _make(finish(out, odt), odt, self._device)
+        return make(finish(out, odt), odt, self._device)
 
     return rename(kernel, name, ns)
 
@@ -291,7 +289,7 @@ def unary_args(op: Any, fn: Callable[..., Any], ns: Namespace) -> Callable[..., 
     """A one-tensor kernel with extra arguments: ``fn(array, compute_dtype, *args, **kw)``."""
     table = op.result_dtypes
     name = op.name
-    finish = ns.finish
+    finish, make = ns.finish, ns.front.make
 
     def kernel(self: Any, *args: Any, **kwargs: Any) -> Any:
         dt = self._dtype
@@ -302,7 +300,7 @@ def unary_args(op: Any, fn: Callable[..., Any], ns: Namespace) -> Callable[..., 
         x = self._array
         if cdt is not dt:
             x = x.astype(cdt.numpy_dtype)
-        return _make(finish(fn(x, cdt, *args, **kwargs), odt), odt, self._device)
+        return make(finish(fn(x, cdt, *args, **kwargs), odt), odt, self._device)
 
     return rename(kernel, name, ns)
 
@@ -316,6 +314,8 @@ def _tensor_kernel(
     direct = _direct(op)
     name = op.name
     ndarray, asarray, finish = ns.ndarray, ns.asarray, ns.finish
+    front = ns.front
+    make, tensor_type, bool_ = front.make, front.Tensor, front.bool
 
     if name in _NO_BOOL_OPERAND:  # Note [Bool operand]: binary_alpha and extra=True make them
         raise ValueError(f"{name} refuses bool operands: make it with binary_alpha or extra=True")
@@ -329,25 +329,25 @@ def _tensor_kernel(
                 out = fn(self._array, other._array)
                 if type(out) is not ndarray:
                     out = asarray(out)
-                return _make(out, odt, self._device)
-            if fast and type(self) is Tensor and type(other) is Tensor:
+                return make(out, odt, self._device)
+            if fast and type(self) is tensor_type and type(other) is tensor_type:
                 other_dt = other._dtype  # Note [Bool operand]
                 x, y = self._array, other._array
-                if other_dt is _BOOL and dt in direct:
+                if other_dt is bool_ and dt in direct:
                     odt, y = direct[dt], y.astype(dt.numpy_dtype)
-                elif dt is _BOOL and other_dt in direct:
+                elif dt is bool_ and other_dt in direct:
                     odt, x = direct[other_dt], x.astype(other_dt.numpy_dtype)
                 if odt is not None:
                     out = fn(x, y)
                     if type(out) is not ndarray:
                         out = asarray(out)
-                    return _make(out, odt, self._device)
-            x, y, (cdt, odt) = _promote(name, table, self, other)
+                    return make(out, odt, self._device)
+            x, y, (cdt, odt) = _promote(front, name, table, self, other)
             out = fn(x, y)
         except ValueError:
-            _check_shapes(name, self, other, names)
+            _check_shapes(front, name, self, other, names)
             raise
-        return _make(finish(out, odt), odt, self._device)
+        return make(finish(out, odt), odt, self._device)
 
     return kernel
 
@@ -361,8 +361,13 @@ def _scalar_kernel(
     name = op.name
     xp, finish = ns.xp, ns.finish
     ndarray: Any = ns.ndarray
+    front = ns.front
+    make = front.make
     bool_operands = name not in _NO_BOOL_OPERAND
     opmath = name in _OPMATH_OPS
+    half = frozenset({front.float16, front.bfloat16})  # Note [Opmath for numbers]
+    bfloat16, bfloat16_np = front.bfloat16, front.bfloat16.numpy_dtype
+    float32_np = front.float32.numpy_dtype
 
     def kernel(self: Any, other: Any) -> Any:
         dt = self._dtype
@@ -378,22 +383,22 @@ def _scalar_kernel(
         if odt is not None:  # Note [Elementwise fast path]: the number leaves the dtype alone
             x, y, cdt = self._array, other, dt
         else:
-            x, y, (cdt, odt) = _promote(name, table, self, other)
-        if cdt in _OPMATH and kind is not None:  # Note [Opmath for numbers]
+            x, y, (cdt, odt) = _promote(front, name, table, self, other)
+        if cdt in half and kind is not None:  # Note [Opmath for numbers]
             if opmath:
-                x = x.astype(_FLOAT32_NP)
-            elif cdt is _BFLOAT16:
-                y = _BFLOAT16_NP.type(y)
+                x = x.astype(float32_np)
+            elif cdt is bfloat16:
+                y = bfloat16_np.type(y)
         try:
             out = fn(x, y)
         except OverflowError:  # NumPy 2 refuses int8 + 1000; PyTorch wraps around
             out = fn(x, _number_as(y, cdt, xp))
         except ValueError:
-            _check_shapes(name, self, other, names)
+            _check_shapes(front, name, self, other, names)
             raise
         if type(out) is ndarray and out.dtype is odt.numpy_dtype:  # finish's test, inline
-            return _make(out, odt, self._device)
-        return _make(finish(out, odt), odt, self._device)
+            return make(out, odt, self._device)
+        return make(finish(out, odt), odt, self._device)
 
     return kernel
 
@@ -405,9 +410,11 @@ def _extra_kernel(
     table = op.result_dtypes
     name = op.name
     xp, finish = ns.xp, ns.finish
+    front = ns.front
+    make = front.make
 
     def kernel(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
-        x, y, (cdt, odt) = _promote(name, table, self, other)
+        x, y, (cdt, odt) = _promote(front, name, table, self, other)
         try:
             out = fn(x, y, cdt, *args, **kwargs)
         except OverflowError:
@@ -415,9 +422,9 @@ def _extra_kernel(
                 raise
             out = fn(x, _number_as(y, cdt, xp), cdt, *args, **kwargs)
         except ValueError:
-            _check_shapes(name, self, other, names)
+            _check_shapes(front, name, self, other, names)
             raise
-        return _make(finish(out, odt), odt, self._device)
+        return make(finish(out, odt), odt, self._device)
 
     return kernel
 
@@ -478,6 +485,8 @@ def binary_alpha(
     direct = _direct(op)
     name = op.name
     ndarray, asarray, finish = ns.ndarray, ns.asarray, ns.finish
+    front = ns.front
+    make = front.make
 
     def kernel(self: Any, other: Any, *, alpha: Any = 1) -> Any:  # type: ignore[no-redef]
         if alpha is not one:
@@ -489,13 +498,13 @@ def binary_alpha(
                 out = plain(self._array, other._array)
                 if type(out) is not ndarray:
                     out = asarray(out)
-                return _make(out, odt, self._device)
-            x, y, (cdt, odt) = _promote(name, table, self, other)
+                return make(out, odt, self._device)
+            x, y, (cdt, odt) = _promote(front, name, table, self, other)
             out = plain(x, y)
         except ValueError:
-            _check_shapes(name, self, other, names)
+            _check_shapes(front, name, self, other, names)
             raise
-        return _make(finish(out, odt), odt, self._device)
+        return make(finish(out, odt), odt, self._device)
 
     return rename(kernel, f"{op.name}_{overload.lower()}", ns)
 

@@ -1,6 +1,6 @@
 """Indexing operators, written once against the array namespace (NumPy, CuPy) and for meta.
 
-Imports: ``tensor`` and ``backends.common``.
+Imports: ``backends.common``.
 
 ``index`` (advanced indexing: integer and boolean tensors per dim, as left by
 ``Tensor.__getitem__`` after its basic part), ``index_put_``, ``index_select``,
@@ -19,18 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import tensor
-from tensor import Tensor
-
 from . import errors, shapes
 from .elementwise import MetaNamespace, Namespace
+from .frontend import FrontEnd
 from .numbers import check_fits
 
 __all__ = ["advanced_shape", "kernels"]
-
-_make = Tensor._make
-_make_meta = Tensor._make_meta
-_INDEX_DTYPES = frozenset({tensor.int64, tensor.int32, tensor.uint8, tensor.bool})
 
 
 def _data_dependent(op: str) -> NotImplementedError:
@@ -56,24 +50,25 @@ def advanced_shape(shape: tuple[int, ...], indices: list[Any]) -> tuple[int, ...
     return (*index_shape, *rest)
 
 
-def _index_list(op: str, self: Any, indices: Any) -> list[Any]:
+def _index_list(front: FrontEnd, op: str, self: Any, indices: Any) -> list[Any]:
     """Check the indices of index/index_put_; bool (and uint8) masks stay whole."""
+    index_dtypes = (front.int64, front.int32, front.uint8, front.bool)
     shape = tuple(self._array.shape)
     used = 0
     for i, ix in enumerate(indices):
         if ix is None:
             used += 1
             continue
-        if not isinstance(ix, Tensor):
+        if not isinstance(ix, front.Tensor):
             raise TypeError(
                 f"{op}(): indices[{i}] must be a Tensor or None, not {type(ix).__name__}"
             )
-        if ix._dtype not in _INDEX_DTYPES:
+        if ix._dtype not in index_dtypes:
             raise IndexError(
                 f"{op}(): tensors used as indices must be long, int, byte or bool tensors "
                 f"(indices[{i}] is {ix._dtype.name})"
             )
-        if ix._dtype.kind == 0 or ix._dtype is tensor.uint8:  # a mask covers mask.ndim dims
+        if ix._dtype.kind == 0 or ix._dtype is front.uint8:  # a mask covers mask.ndim dims
             mshape = tuple(ix._array.shape)
             for j, n in enumerate(mshape):
                 if used + j >= len(shape) or shape[used + j] != n:
@@ -107,10 +102,11 @@ def _check_nonneg_range(op: str, idx: Any, size: int, dim: int) -> None:
             )
 
 
-def _index_dtype(op: str, index: Any, arg: str = "index", allowed: tuple[Any, ...] = ()) -> None:
-    ok = allowed or (tensor.int64,)
-    if not isinstance(index, Tensor) or index._dtype not in ok:
-        got = index._dtype.name if isinstance(index, Tensor) else type(index).__name__
+def _index_dtype(front: FrontEnd, op: str, index: Any, arg: str = "index") -> None:
+    """``index`` must be an int64 or int32 tensor."""
+    ok = (front.int64, front.int32)
+    if not isinstance(index, front.Tensor) or index._dtype not in ok:
+        got = index._dtype.name if isinstance(index, front.Tensor) else type(index).__name__
         names = " or ".join(d.name for d in ok)
         raise RuntimeError(f"{op}(): Expected dtype {names} for argument '{arg}', but got {got}")
 
@@ -142,13 +138,16 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     """The indexing kernels of one backend (``ns`` a ``MetaNamespace`` for meta)."""
     meta = isinstance(ns, MetaNamespace)
     xp = ns.xp
+    front = ns.front
+    make, make_meta, tensor_type = front.make, front.make_meta, front.Tensor
+    bool_, int64 = front.bool, front.int64
     add_at, multiply_at = fns.get("add_at"), fns.get("multiply_at")
 
     def _array_key(indices: list[Any]) -> tuple[Any, ...]:
         return tuple(slice(None) if ix is None else ix._array for ix in indices)
 
     def index(self: Any, indices: Any) -> Any:
-        indices = _index_list("index", self, indices)
+        indices = _index_list(front, "index", self, indices)
         dt, dev = self._dtype, self._device
         if meta:
             if any(ix is not None and ix._dtype.kind == 0 for ix in indices):
@@ -157,15 +156,15 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 tuple(self._array.shape),
                 [None if ix is None else tuple(ix._array.shape) for ix in indices],
             )
-            return _make_meta(shape, dt, dev)
+            return make_meta(shape, dt, dev)
         try:
             out = self._array[_array_key(indices)]
         except IndexError as e:
             raise IndexError(f"index(): {str(e).replace('axis', 'dimension')}") from None
-        return _make(out, dt, dev)
+        return make(out, dt, dev)
 
     def index_put_(self: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:
-        indices = _index_list("index_put_", self, indices)
+        indices = _index_list(front, "index_put_", self, indices)
         if values._dtype is not self._dtype:
             raise RuntimeError(
                 f"index_put_(): Index put requires the source and destination dtypes match, "
@@ -193,7 +192,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         return self
 
     def index_select(self: Any, dim: Any, index: Any) -> Any:
-        _index_dtype("index_select", index, allowed=(tensor.int64, tensor.int32))
+        _index_dtype(front, "index_select", index)
         x = self._array
         d = shapes.normalize_dim("index_select", dim, x.ndim)
         if index._array.ndim > 1:
@@ -203,7 +202,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         if shape:
             shape[d] = n
         if meta:
-            return _make_meta(tuple(shape), self._dtype, self._device)
+            return make_meta(tuple(shape), self._dtype, self._device)
         idx = xp.reshape(index._array, (-1,))
         size = x.shape[d] if x.ndim else 1
         if idx.size and (int(idx.min()) < -size or int(idx.max()) >= size):
@@ -211,20 +210,20 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 f"index_select(): index out of range in self (dim {d} has size {size})"
             )
         out = xp.take(x, idx, axis=d) if x.ndim else xp.reshape(x, (1,))[idx].reshape(())
-        return _make(out, self._dtype, self._device)
+        return make(out, self._dtype, self._device)
 
     def gather(self: Any, dim: Any, index: Any, *, sparse_grad: bool = False) -> Any:
-        _index_dtype("gather", index, allowed=(tensor.int64, tensor.int32))
+        _index_dtype(front, "gather", index)
         d = _gather_shapes("gather", self, dim, index)
         if meta:
-            return _make_meta(tuple(index._array.shape), self._dtype, self._device)
+            return make_meta(tuple(index._array.shape), self._dtype, self._device)
         x, idx = self._array, index._array
         if x.ndim == 0 or idx.ndim == 0:
             _check_nonneg_range("gather", idx, x.shape[d] if x.ndim else 1, d)
-            return _make(xp.reshape(x, idx.shape).copy(), self._dtype, self._device)
+            return make(xp.reshape(x, idx.shape).copy(), self._dtype, self._device)
         _check_nonneg_range("gather", idx, x.shape[d], d)
         key = tuple(slice(None) if i == d else slice(0, n) for i, n in enumerate(idx.shape))
-        return _make(xp.take_along_axis(x[key], idx, axis=d), self._dtype, self._device)
+        return make(xp.take_along_axis(x[key], idx, axis=d), self._dtype, self._device)
 
     def _scatter_key(x: Any, d: int, idx: Any) -> tuple[Any, ...]:
         # Open index grids by reshaping (meshgrid's ``sparse=`` is NumPy's, not the standard's).
@@ -237,8 +236,8 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         return tuple(grid)
 
     def _scatter(op: str, self: Any, dim: Any, index: Any, src: Any, reduce: Any) -> Any:
-        _index_dtype(op, index, allowed=(tensor.int64, tensor.int32))
-        is_tensor = isinstance(src, Tensor)
+        _index_dtype(front, op, index)
+        is_tensor = isinstance(src, tensor_type)
         d = _gather_shapes(op, self, dim, index, src if is_tensor else None)
         if reduce not in (None, "add", "multiply"):
             raise RuntimeError(
@@ -281,7 +280,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         return _scatter("scatter_add_", self, dim, index, src, "add")
 
     def masked_fill_(self: Any, mask: Any, value: Any) -> Any:
-        if mask._dtype is not tensor.bool:
+        if mask._dtype is not bool_:
             raise RuntimeError(
                 f"masked_fill_(): masked_fill_ only supports boolean masks, but got mask with "
                 f"dtype {mask._dtype.name} (argument 'mask')"
@@ -298,7 +297,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 f"masked_fill_(): the mask of shape {list(mask._array.shape)} must broadcast to "
                 f"self's shape {list(shape)} (argument 'mask')"
             )
-        if isinstance(value, Tensor):
+        if isinstance(value, tensor_type):
             if value._array.ndim:
                 raise RuntimeError(
                     f"masked_fill_(): masked_fill_ only supports a 0-dimensional value tensor, "
@@ -310,12 +309,12 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             check_fits("masked_fill_", value, self._dtype, "value")  # Note [Numbers that overflow]
         if meta:
             return self
-        v = value._array if isinstance(value, Tensor) else value
+        v = value._array if isinstance(value, tensor_type) else value
         xp.copyto(x, xp.asarray(v).astype(x.dtype), where=mask._array)
         return self
 
     def masked_select(self: Any, mask: Any) -> Any:
-        if mask._dtype is not tensor.bool:
+        if mask._dtype is not bool_:
             raise RuntimeError(
                 f"masked_select(): masked_select: expected BoolTensor for mask, got "
                 f"{mask._dtype.name} (argument 'mask')"
@@ -326,7 +325,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         if meta:
             raise _data_dependent("masked_select")
         x, m = xp.broadcast_to(self._array, shape), xp.broadcast_to(mask._array, shape)
-        return _make(xp.reshape(x[m], (-1,)), self._dtype, self._device)
+        return make(xp.reshape(x[m], (-1,)), self._dtype, self._device)
 
     def nonzero(self: Any) -> Any:
         if meta:
@@ -337,11 +336,13 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             out = xp.zeros((n, 0), dtype=xp.int64)
         else:
             out = xp.stack(xp.nonzero(x), axis=1).astype(xp.int64)
-        return _make(out, tensor.int64, self._device)
+        return make(out, int64, self._device)
 
     def take_along_dim(self: Any, indices: Any, dim: Any = None) -> Any:
-        if not isinstance(indices, Tensor) or indices._dtype is not tensor.int64:
-            got = indices._dtype.name if isinstance(indices, Tensor) else type(indices).__name__
+        if not isinstance(indices, tensor_type) or indices._dtype is not int64:
+            got = (
+                indices._dtype.name if isinstance(indices, tensor_type) else type(indices).__name__
+            )
             raise RuntimeError(
                 f"take_along_dim(): dtype of indices should be int64 but got {got} "
                 f"(argument 'indices')"
@@ -349,10 +350,10 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         x, idx = self._array, indices._array
         if dim is None:
             if meta:
-                return _make_meta((idx.size,), self._dtype, self._device)
+                return make_meta((idx.size,), self._dtype, self._device)
             flat, fidx = xp.reshape(x, (-1,)), xp.reshape(idx, (-1,))
             _check_range("take_along_dim", fidx, flat.shape[0], 0)
-            return _make(xp.take(flat, fidx, axis=0), self._dtype, self._device)
+            return make(xp.take(flat, fidx, axis=0), self._dtype, self._device)
         d = shapes.normalize_dim("take_along_dim", dim, x.ndim)
         if idx.ndim != x.ndim:
             raise RuntimeError(
@@ -369,19 +370,19 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         out_shape = list(b)
         out_shape[d] = idx.shape[d] if x.ndim else 1
         if meta:
-            return _make_meta(tuple(out_shape) if x.ndim else (), self._dtype, self._device)
+            return make_meta(tuple(out_shape) if x.ndim else (), self._dtype, self._device)
         bx, bi = list(b), list(b)
         if x.ndim:
             bx[d], bi[d] = x.shape[d], idx.shape[d]
         ex, ei = xp.broadcast_to(x, tuple(bx)), xp.broadcast_to(idx, tuple(bi))
         _check_range("take_along_dim", ei, x.shape[d] if x.ndim else 1, d)
         if x.ndim == 0:
-            return _make(x.copy(), self._dtype, self._device)
-        return _make(xp.take_along_axis(ex, ei, axis=d), self._dtype, self._device)
+            return make(x.copy(), self._dtype, self._device)
+        return make(xp.take_along_axis(ex, ei, axis=d), self._dtype, self._device)
 
     def functional(inplace: Callable[..., Any]) -> Callable[..., Any]:
         def kernel(self: Any, *args: Any, **kwargs: Any) -> Any:
-            return inplace(_make(self._array.copy(), self._dtype, self._device), *args, **kwargs)
+            return inplace(make(self._array.copy(), self._dtype, self._device), *args, **kwargs)
 
         kernel.__name__ = kernel.__qualname__ = inplace.__name__.rstrip("_")
         return kernel
@@ -392,10 +393,10 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         )
         x = self._array
         if meta:
-            base = tensor.MetaArray(shape, x.dtype)
+            base = front.MetaArray(shape, x.dtype)
         else:
             base = x.copy() if tuple(x.shape) == shape else xp.broadcast_to(x, shape).copy()
-        return masked_fill_(_make(base, self._dtype, self._device), mask, value)
+        return masked_fill_(make(base, self._dtype, self._device), mask, value)
 
     return {
         "index.Tensor": index,

@@ -1,6 +1,6 @@
 """Joining and rearranging (cat, stack, flip, roll, repeat, tril, triu, diag), written once.
 
-Imports: ``tensor`` and ``backends.common``.
+Imports: ``backends.common``.
 
 Each kernel checks its arguments (PyTorch's rules and messages) and computes the
 result's shape and dtype, which is all a meta kernel returns; data kernels then
@@ -13,17 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import tensor
-from tensor import Tensor
-
 from . import errors, fastpaths, shapes
 from .elementwise import MetaNamespace, Namespace
+from .frontend import FrontEnd
 
 __all__ = ["cat_result", "kernels"]
-
-_make = Tensor._make
-_make_meta = Tensor._make_meta
-_promote = tensor.promote_types
 
 
 def _tensor_list(op: str, tensors: Any) -> list[Any]:
@@ -32,7 +26,9 @@ def _tensor_list(op: str, tensors: Any) -> list[Any]:
     return list(tensors)
 
 
-def cat_result(tensors: Any, dim: Any) -> tuple[list[Any], tuple[int, ...], int, Any, Any]:
+def cat_result(
+    front: FrontEnd, tensors: Any, dim: Any
+) -> tuple[list[Any], tuple[int, ...], int, Any, Any]:
     """(tensors kept, shape, dim, dtype, device) of a ``cat`` call, or PyTorch's error."""
     tensors = _tensor_list("cat", tensors)
     first = tensors[0]
@@ -42,7 +38,7 @@ def cat_result(tensors: Any, dim: Any) -> tuple[list[Any], tuple[int, ...], int,
     ref = None
     for i, t in enumerate(tensors):
         if t._dtype is not dt:
-            dt = _promote(dt, t._dtype)
+            dt = front.promote_types(dt, t._dtype)
         if t._device is not dev:
             raise errors.device_mismatch("cat", ("tensors[0]", dev), (f"tensors[{i}]", t._device))
         shape = t._array.shape
@@ -79,7 +75,9 @@ def cat_result(tensors: Any, dim: Any) -> tuple[list[Any], tuple[int, ...], int,
     return kept, tuple(out), d, dt, dev
 
 
-def _stack_result(tensors: Any, dim: Any) -> tuple[list[Any], tuple[int, ...], int, Any, Any]:
+def _stack_result(
+    front: FrontEnd, tensors: Any, dim: Any
+) -> tuple[list[Any], tuple[int, ...], int, Any, Any]:
     tensors = _tensor_list("stack", tensors)
     first = tensors[0]
     ref = first._array.shape
@@ -91,7 +89,7 @@ def _stack_result(tensors: Any, dim: Any) -> tuple[list[Any], tuple[int, ...], i
                 f"entry 0 and {list(t._array.shape)} at entry {i}"
             )
         if t._dtype is not dt:
-            dt = _promote(dt, t._dtype)
+            dt = front.promote_types(dt, t._dtype)
         if t._device is not dev:
             raise errors.device_mismatch("stack", ("tensors[0]", dev), (f"tensors[{i}]", t._device))
     d = shapes.normalize_dim("stack", dim, len(ref) + 1)
@@ -113,6 +111,8 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     ``fns["diag"]`` is the namespace's ``diag`` (not in the array API)."""
     meta = isinstance(ns, MetaNamespace)
     xp = ns.xp
+    front = ns.front
+    make, make_meta = front.make, front.make_meta
     diag_fn = fns.get("diag")
     concat = fns.get("concat") or (xp.concat if xp is not None else None)
 
@@ -133,29 +133,29 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             arrays = [t._array for t in tensors if t._dtype is dt]
             if len(arrays) == len(tensors):
                 try:
-                    return _make(concat(arrays, dim), dt, first._device)
+                    return make(concat(arrays, dim), dt, first._device)
                 except (ValueError, TypeError, OverflowError):
                     pass
-        kept, shape, d, dt, dev = cat_result(tensors, dim)
+        kept, shape, d, dt, dev = cat_result(front, tensors, dim)
         if meta:
-            return _make_meta(shape, dt, dev)
+            return make_meta(shape, dt, dev)
         if not kept:
-            return _make(xp.zeros((0,), dtype=dt.numpy_dtype), dt, dev)
-        return _make(concat(_arrays(kept, dt), axis=d), dt, dev)
+            return make(xp.zeros((0,), dtype=dt.numpy_dtype), dt, dev)
+        return make(concat(_arrays(kept, dt), axis=d), dt, dev)
 
     def stack(tensors: Any, dim: Any = 0) -> Any:
-        tensors, shape, d, dt, dev = _stack_result(tensors, dim)
+        tensors, shape, d, dt, dev = _stack_result(front, tensors, dim)
         if meta:
-            return _make_meta(shape, dt, dev)
-        return _make(xp.stack(_arrays(tensors, dt), axis=d), dt, dev)
+            return make_meta(shape, dt, dev)
+        return make(xp.stack(_arrays(tensors, dt), axis=d), dt, dev)
 
     def flip(self: Any, dims: Any) -> Any:
         x = self._array
         axes = _dims("flip", dims, x.ndim)
         if meta:
-            return _make_meta(tuple(x.shape), self._dtype, self._device)
+            return make_meta(tuple(x.shape), self._dtype, self._device)
         out = xp.flip(x, axis=axes).copy() if axes and x.ndim else x.copy()
-        return _make(out, self._dtype, self._device)
+        return make(out, self._dtype, self._device)
 
     def roll(self: Any, shifts: Any, dims: Any = ()) -> Any:
         x = self._array
@@ -173,11 +173,11 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             )
         axes = [shapes.normalize_dim("roll", d, x.ndim, "dims") for d in dims]
         if meta:
-            return _make_meta(tuple(x.shape), self._dtype, self._device)
+            return make_meta(tuple(x.shape), self._dtype, self._device)
         if not axes:
             flat = xp.roll(xp.reshape(x, (-1,)), shifts[0])
-            return _make(xp.reshape(flat, x.shape), self._dtype, self._device)
-        return _make(xp.roll(x, tuple(shifts), axis=tuple(axes)), self._dtype, self._device)
+            return make(xp.reshape(flat, x.shape), self._dtype, self._device)
+        return make(xp.roll(x, tuple(shifts), axis=tuple(axes)), self._dtype, self._device)
 
     def repeat(self: Any, repeats: Any) -> Any:
         x = self._array
@@ -196,9 +196,9 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 f"{min(reps)}: {list(shape)}"
             )
         if meta:
-            return _make_meta(shape, self._dtype, self._device)
+            return make_meta(shape, self._dtype, self._device)
         out = xp.tile(xp.reshape(x, base), tuple(reps)) if reps else x.copy()
-        return _make(ns.asarray(out), self._dtype, self._device)
+        return make(ns.asarray(out), self._dtype, self._device)
 
     def _triangle(op: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         def kernel(self: Any, diagonal: Any = 0) -> Any:
@@ -206,11 +206,11 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             if x.ndim < 2:
                 raise RuntimeError(f"{op}(): input tensor must have at least 2 dimensions")
             if meta:
-                return _make_meta(tuple(x.shape), self._dtype, self._device)
+                return make_meta(tuple(x.shape), self._dtype, self._device)
             out = fn(x, k=int(diagonal))
             if out.dtype != x.dtype:  # CuPy's tril/triu give bfloat16 back as float32
                 out = out.astype(x.dtype)
-            return _make(out, self._dtype, self._device)
+            return make(out, self._dtype, self._device)
 
         return kernel
 
@@ -226,9 +226,9 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         else:
             raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D")
         if meta:
-            return _make_meta(shape, self._dtype, self._device)
+            return make_meta(shape, self._dtype, self._device)
         out = diag_fn(x, k)  # type: ignore[misc]
-        return _make(out.copy() if x.ndim == 2 else out, self._dtype, self._device)
+        return make(out.copy() if x.ndim == 2 else out, self._dtype, self._device)
 
     return {
         "cat": cat,

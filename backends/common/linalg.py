@@ -1,6 +1,6 @@
 """Matrix products (matmul, mm, bmm, addmm, dot, vdot, outer, einsum, tensordot), written once.
 
-Imports: ``tensor`` and ``backends.common``.
+Imports: ``backends.common``.
 
 ``result_*`` functions check dtypes and shapes and give the result's shape and
 dtypes; the Meta kernels stop there, the data kernels (``kernels(ns, fns)``) then
@@ -14,14 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import tensor
-from tensor import Tensor
-
 from . import errors, fastpaths, shapes
 from .elementwise import Namespace, rename
+from .frontend import FrontEnd
 
 __all__ = [
-    "ACCUMULATE",
+    "accumulation",
     "kernels",
     "result_binary",
     "result_einsum",
@@ -29,8 +27,12 @@ __all__ = [
     "result_addmm",
 ]
 
-_make = Tensor._make
-ACCUMULATE = {tensor.float16: tensor.float32, tensor.bfloat16: tensor.float32}
+
+def accumulation(front: FrontEnd) -> dict[Any, Any]:
+    """dtype -> the dtype its products compute in: half precision in float32."""
+    return {front.float16: front.float32, front.bfloat16: front.float32}
+
+
 _MESSAGES = {
     "dot": "dot : expected both vectors to have same dtype, but found {a} and {b}",
     "vdot": "dot : expected both vectors to have same dtype, but found {a} and {b}",
@@ -43,8 +45,8 @@ def _shape(t: Any) -> tuple[int, ...]:
     return tuple(t._array.shape)
 
 
-def _check_tensor(op: str, arg: str, value: Any) -> None:
-    if not isinstance(value, Tensor):
+def _check_tensor(front: FrontEnd, op: str, arg: str, value: Any) -> None:
+    if not isinstance(value, front.Tensor):
         raise TypeError(f"{op}(): argument '{arg}' must be a Tensor, not {type(value).__name__}")
 
 
@@ -82,13 +84,15 @@ _SECOND = {
 }
 
 
-def result_binary(op: Any, a: Any, b: Any) -> tuple[tuple[int, ...], Any, Any, Any]:
+def result_binary(
+    front: FrontEnd, op: Any, a: Any, b: Any
+) -> tuple[tuple[int, ...], Any, Any, Any]:
     """(shape, compute dtype, result dtype, device) of matmul/mm/bmm/dot/vdot/outer."""
     names = ("self", _SECOND[op.name])
-    _check_tensor(op.name, names[1], b)
+    _check_tensor(front, op.name, names[1], b)
     dev = _device(op.name, [(names[0], a), (names[1], b)])
     if op.name == "outer":
-        dt = tensor.result_type(a, b)
+        dt = front.result_type(a, b)
         entry = op.result_dtypes.get(dt)
         if entry is None:
             raise errors.unsupported_dtype(op.name, dt)
@@ -120,12 +124,12 @@ def result_addmm(op: Any, self: Any, m1: Any, m2: Any) -> tuple[tuple[int, ...],
 
 
 def result_einsum(
-    op: Any, equation: str, operands: list[Any]
+    front: FrontEnd, op: Any, equation: str, operands: list[Any]
 ) -> tuple[tuple[int, ...], Any, Any, Any]:
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
     for i, t in enumerate(operands):
-        _check_tensor("einsum", f"tensors[{i}]", t)
+        _check_tensor(front, "einsum", f"tensors[{i}]", t)
     dev = _device("einsum", [(f"tensors[{i}]", t) for i, t in enumerate(operands)])
     for i, t in enumerate(operands[1:], 1):
         _same_dtype(op, operands[0], t, ("tensors[0]", f"tensors[{i}]"))
@@ -142,9 +146,9 @@ def result_einsum(
             else {c for c in labels if lhs.count(c) == 1}
         )
         if labels - kept and dt.kind <= 1:
-            return shape, tensor.int64, tensor.int64, dev
+            return shape, front.int64, front.int64, dev
         return shape, dt, dt, dev
-    if dt is tensor.bool:
+    if dt is front.bool:
         raise errors.unsupported_dtype("einsum", dt, "tensors")
     return shape, dt, dt, dev
 
@@ -159,17 +163,23 @@ def result_tensordot(
 
 
 def kernels(
-    ns: Namespace, fns: dict[str, Callable[..., Any]], accumulate: dict[Any, Any] = ACCUMULATE
+    ns: Namespace,
+    fns: dict[str, Callable[..., Any]],
+    accumulate: dict[Any, Any] | None = None,
 ) -> dict[str, Any]:
     """Data kernels: ``fns`` gives the namespace's matmul, dot, vdot, einsum, tensordot.
 
-    ``accumulate`` maps a dtype to the one its products are computed in (NumPy's float16
-    products are slow and accumulate in float16, so the CPU computes them in float32;
-    cuBLAS accumulates float16 GEMMs in float32 on its own, on tensor cores).
+    ``accumulate`` maps a dtype to the one its products are computed in (by default
+    ``accumulation(front)``: NumPy's float16 products are slow and accumulate in float16,
+    so the CPU computes them in float32; cuBLAS accumulates float16 GEMMs in float32 on
+    its own, on tensor cores).
     """
+    front = ns.front
+    make, tensor_type, op_info = front.make, front.Tensor, front.op_info
+    wide = accumulation(front) if accumulate is None else accumulate
 
     def _cast(t: Any, cdt: Any) -> Any:
-        cdt = accumulate.get(cdt, cdt)
+        cdt = wide.get(cdt, cdt)
         return t._array if t._dtype is cdt else t._array.astype(cdt.numpy_dtype)
 
     xp, finish = ns.xp, ns.finish
@@ -180,7 +190,7 @@ def kernels(
     ndarray, asarray = ns.ndarray, ns.asarray
 
     def product(name: str, fn: Callable[[Any, Any], Any], ndims: tuple[int, int] | None) -> None:
-        op = tensor.op_info(name)
+        op = op_info(name)
         # Note [Product fast path]: operands of one dtype the op computes in directly, on
         # one device object, with the ranks the op takes (``ndims``; None: matmul, any
         # rank of at least 1, NumPy's broadcasting being PyTorch's): the library call and
@@ -188,7 +198,7 @@ def kernels(
         # Shape errors (the library's ValueError) and everything else go the general way,
         # which raises PyTorch's messages.
         direct = {
-            d for d, (c, o) in op.result_dtypes.items() if c is d and o is d and d not in accumulate
+            d for d, (c, o) in op.result_dtypes.items() if c is d and o is d and d not in wide
         }
         any_rank = ndims is None
         rank_a, rank_b = ndims if ndims is not None else (0, 0)
@@ -199,7 +209,7 @@ def kernels(
             if (
                 dt in direct
                 and fastpaths.ENABLED
-                and type(other) is Tensor
+                and type(other) is tensor_type
                 and other._dtype is dt
                 and self._device is other._device
             ):
@@ -212,9 +222,9 @@ def kernels(
                     if result is not None and (not batched or a.shape[0] == b.shape[0]):
                         if type(result) is not ndarray:
                             result = asarray(result)
-                        return _make(result, dt, self._device)
-            _, cdt, odt, dev = result_binary(op, self, other)
-            return _make(finish(fn(_cast(self, cdt), _cast(other, cdt)), odt), odt, dev)
+                        return make(result, dt, self._device)
+            _, cdt, odt, dev = result_binary(front, op, self, other)
+            return make(finish(fn(_cast(self, cdt), _cast(other, cdt)), odt), odt, dev)
 
         out[name] = rename(kernel, name, ns)
 
@@ -225,7 +235,7 @@ def kernels(
     product("vdot", vdot, (1, 1))
     product("outer", lambda x, y: xp.multiply(x[:, None], y[None, :]), (1, 1))
 
-    addmm_op = tensor.op_info("addmm")
+    addmm_op = op_info("addmm")
 
     def addmm(self: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
         _, cdt, odt, dev = result_addmm(addmm_op, self, mat1, mat2)
@@ -235,24 +245,24 @@ def kernels(
         if beta != 0:  # beta == 0 ignores self, NaNs included (PyTorch's rule)
             base = _cast(self, cdt)
             prod = prod + (base if beta == 1 else base * beta)
-        return _make(finish(xp.broadcast_to(prod, prod.shape), odt), odt, dev)
+        return make(finish(xp.broadcast_to(prod, prod.shape), odt), odt, dev)
 
     out["addmm"] = rename(addmm, "addmm", ns)
 
-    einsum_op = tensor.op_info("einsum")
+    einsum_op = op_info("einsum")
 
     def einsum_kernel(equation: str, tensors: list[Any]) -> Any:
-        _, cdt, odt, dev = result_einsum(einsum_op, equation, tensors)
-        return _make(finish(einsum(equation, *[_cast(t, cdt) for t in tensors]), odt), odt, dev)
+        _, cdt, odt, dev = result_einsum(front, einsum_op, equation, tensors)
+        return make(finish(einsum(equation, *[_cast(t, cdt) for t in tensors]), odt), odt, dev)
 
     out["einsum"] = rename(einsum_kernel, "einsum", ns)
 
-    tensordot_op = tensor.op_info("tensordot")
+    tensordot_op = op_info("tensordot")
 
     def tensordot_kernel(self: Any, other: Any, dims_self: Any, dims_other: Any) -> Any:
         _, cdt, odt, dev = result_tensordot(tensordot_op, self, other, dims_self, dims_other)
         res = tensordot(_cast(self, cdt), _cast(other, cdt), (list(dims_self), list(dims_other)))
-        return _make(finish(res, odt), odt, dev)
+        return make(finish(res, odt), odt, dev)
 
     out["tensordot"] = rename(tensordot_kernel, "tensordot", ns)
     return out

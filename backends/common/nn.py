@@ -1,7 +1,7 @@
 """Neural-network kernels (softmax, log_softmax, layer_norm, native_dropout, embedding,
 cross_entropy_loss), written once against the array namespace and for meta.
 
-Imports: ``tensor`` and ``backends.common``.
+Imports: ``backends.common``.
 
 Each kernel checks its arguments with PyTorch's rules and messages and computes
 the result's shape and dtype (all a meta kernel returns), then the values with
@@ -15,19 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import tensor
-from tensor import Tensor
-
 from . import errors, fastpaths, shapes
 from .elementwise import MetaNamespace, Namespace
 
 __all__ = ["REDUCTIONS", "kernels"]
 
-_make = Tensor._make
-_make_meta = Tensor._make_meta
-_HALF = (tensor.float16, tensor.bfloat16)
-_FAST = (tensor.float32, tensor.float64)
-_INT64 = tensor.int64
 REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}  # ATen's Reduction enum
 
 
@@ -44,10 +36,16 @@ def _reduction(op: str, reduction: Any) -> str:
 
 
 def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
-    """The nn kernels of one backend (``ns`` a ``MetaNamespace`` for meta); ``fns["engine"]``
-    gives the random engine of the device's default generator (``native_dropout``)."""
+    """The nn kernels of one backend (``ns`` a ``MetaNamespace`` for meta);
+    ``fns["engine"](front, None, device)`` gives the random engine of the device's
+    default generator (``native_dropout``)."""
     meta = isinstance(ns, MetaNamespace)
     xp = ns.xp
+    front = ns.front
+    make, make_meta = front.make, front.make_meta
+    bool_, int64, int32, float32 = front.bool, front.int64, front.int32, front.float32
+    half = (front.float16, front.bfloat16)
+    floats = (front.float32, front.float64)  # the fast paths' dtypes
     engine = fns.get("engine")
     # Row reductions of a matrix: NumPy's ufunc.reduce skips the wrappers of .max()/.sum().
     row_sum = fns.get("row_sum", lambda a: a.sum(axis=1))
@@ -68,7 +66,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         return rows
 
     def _compute(x: Any, dt: Any) -> Any:
-        cdt = tensor.float32 if dt in _HALF else dt
+        cdt = float32 if dt in half else dt
         return x if x.dtype == cdt.numpy_dtype else x.astype(cdt.numpy_dtype)
 
     # Note [Softmax fast path]: float32/float64 input, no dtype argument, an int dim:
@@ -84,7 +82,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     def _softmax(op: str, log: bool) -> Callable[..., Any]:
         def kernel(self: Any, dim: Any, dtype: Any = None) -> Any:
             dt = self._dtype
-            if fast and dtype is None and dt in _FAST and type(dim) is int and fastpaths.ENABLED:
+            if fast and dtype is None and dt in floats and type(dim) is int and fastpaths.ENABLED:
                 x = self._array
                 n = x.ndim
                 if n and -n <= dim < n and x.size:
@@ -96,22 +94,22 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                     else:
                         e /= sum_keep(e, d)
                         out = e
-                    return _make(out, dt, self._device)
+                    return make(out, dt, self._device)
             odt = dt if dtype is None else dtype
             _float_dtype(op, odt)
             x = self._array
             d = shapes.normalize_dim(op, dim, x.ndim)
             if meta:
-                return _make_meta(tuple(x.shape), odt, self._device)
+                return make_meta(tuple(x.shape), odt, self._device)
             a = _compute(x, odt)
             if a.ndim == 0 or a.size == 0:  # exp(x - x) / exp(x - x): NaN for inf or NaN
                 out = xp.where(xp.isfinite(a), 0 if log else 1, xp.nan).astype(a.dtype)
-                return _make(out.astype(odt.numpy_dtype), odt, self._device)
+                return make(out.astype(odt.numpy_dtype), odt, self._device)
             shifted = a - xp.max(a, axis=d, keepdims=True)
             e = xp.exp(shifted)
             s = xp.sum(e, axis=d, keepdims=True)
             out = shifted - xp.log(s) if log else e / s
-            return _make(out.astype(odt.numpy_dtype, copy=False), odt, self._device)
+            return make(out.astype(odt.numpy_dtype, copy=False), odt, self._device)
 
         return kernel
 
@@ -136,7 +134,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 )
         dt, dev = input._dtype, input._device
         if meta:
-            return _make_meta(tuple(x.shape), dt, dev)
+            return make_meta(tuple(x.shape), dt, dev)
         a = _compute(x, dt)
         axes = tuple(range(x.ndim - k, x.ndim))
         mean = xp.mean(a, axis=axes, keepdims=True)
@@ -147,7 +145,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             out = out * _compute(weight._array, dt)
         if bias is not None:
             out = out + _compute(bias._array, dt)
-        return _make(out.astype(dt.numpy_dtype, copy=False), dt, dev)
+        return make(out.astype(dt.numpy_dtype, copy=False), dt, dev)
 
     def native_dropout(input: Any, p: float, train: Any) -> Any:
         _float_dtype("native_dropout", input._dtype, "input")
@@ -155,22 +153,20 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         dt, dev = input._dtype, input._device
         if meta:
             shape = tuple(x.shape)
-            return _make_meta(shape, dt, dev), _make_meta(shape, tensor.bool, dev)
+            return make_meta(shape, dt, dev), make_meta(shape, bool_, dev)
         if train is False or p == 0:
-            return _make(x.copy(), dt, dev), _make(
-                xp.ones(x.shape, dtype=xp.bool), tensor.bool, dev
-            )
-        rng = engine(None, dev)  # type: ignore[misc]
+            return make(x.copy(), dt, dev), make(xp.ones(x.shape, dtype=xp.bool), bool_, dev)
+        rng = engine(front, None, dev)  # type: ignore[misc]
         keep = rng.random(x.shape) >= p
         scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
         out = xp.where(keep, _compute(x, dt) * scale, 0)
-        return _make(out.astype(dt.numpy_dtype), dt, dev), _make(keep, tensor.bool, dev)
+        return make(out.astype(dt.numpy_dtype), dt, dev), make(keep, bool_, dev)
 
     def embedding(
         weight: Any, indices: Any, padding_idx: Any = -1, scale_grad_by_freq: bool = False,
         sparse: bool = False,
     ) -> Any:  # fmt: skip
-        if indices._dtype not in (tensor.int64, tensor.int32):
+        if indices._dtype not in (int64, int32):
             raise RuntimeError(
                 f"embedding(): Expected tensor for argument #1 'indices' to have one of the "
                 f"following scalar types: Long, Int; but got {indices._dtype.name} instead"
@@ -181,12 +177,12 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         idx = indices._array
         shape = (*idx.shape, w.shape[1])
         if meta:
-            return _make_meta(shape, weight._dtype, weight._device)
+            return make_meta(shape, weight._dtype, weight._device)
         if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= w.shape[0]):
             raise IndexError(
                 f"embedding(): index out of range in self (indices must be in [0, {w.shape[0]}))"
             )
-        return _make(xp.take(w, xp.reshape(idx, (-1,)), axis=0).reshape(shape), weight._dtype,
+        return make(xp.take(w, xp.reshape(idx, (-1,)), axis=0).reshape(shape), weight._dtype,
                      weight._device)  # fmt: skip
 
     def cross_entropy_loss(
@@ -206,7 +202,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         if (
             reduction == 1 and weight is None and not label_smoothing and not meta
             and ignore_index < 0 and fastpaths.ENABLED
-            and x.ndim == 2 and t.ndim == 1 and self._dtype in _FAST and target._dtype is _INT64
+            and x.ndim == 2 and t.ndim == 1 and self._dtype in floats and target._dtype is int64
             and t.shape[0] == x.shape[0] and t.shape[0] and int(min_all(t)) >= 0
         ):  # fmt: skip
             n = t.shape[0]
@@ -226,7 +222,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 out = asarray(sum_all(terms) / n)  # the raw library's asarray: no wrapper
                 if out.dtype != x.dtype:
                     out = out.astype(x.dtype)
-                return _make(out, self._dtype, self._device)
+                return make(out, self._dtype, self._device)
         mode = _reduction("cross_entropy", reduction)
         _float_dtype("cross_entropy", self._dtype)
         if x.ndim == 0:
@@ -246,7 +242,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                     f"{target._dtype.name} (argument 'target' holds probabilities)"
                 )
         else:
-            if target._dtype is not tensor.int64:
+            if target._dtype is not int64:
                 raise RuntimeError(
                     f"cross_entropy(): expected scalar type Long but found "
                     f"{errors.C10_NAMES[target._dtype.name]} (argument 'target')"
@@ -265,7 +261,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         dt, dev = self._dtype, self._device
         out_shape = batch_shape if mode == "none" else ()
         if meta:
-            return _make_meta(out_shape, dt, dev)
+            return make_meta(out_shape, dt, dev)
         a = _compute(x, dt)
         logp = a - xp.max(a, axis=cdim, keepdims=True) if a.size else a
         logp = logp - xp.log(xp.sum(xp.exp(logp), axis=cdim, keepdims=True))
@@ -283,7 +279,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 loss = xp.sum(loss) / (a.size / classes if classes else 0)
             elif mode == "sum":
                 loss = xp.sum(loss)
-            return _make(xp.asarray(loss).astype(dt.numpy_dtype), dt, dev)
+            return make(xp.asarray(loss).astype(dt.numpy_dtype), dt, dev)
         ignored = t == ignore_index
         safe = xp.where(ignored, 0, t)
         if t.size and (int(safe.min()) < 0 or int(safe.max()) >= classes):
@@ -314,7 +310,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             if eps > 0:
                 denom = total if w is not None else xp.sum(~ignored)
                 loss = (1 - eps) * loss + (xp.sum(smooth) / denom) * (eps / classes)
-        return _make(xp.asarray(loss).astype(dt.numpy_dtype), dt, dev)
+        return make(xp.asarray(loss).astype(dt.numpy_dtype), dt, dev)
 
     def cross_entropy_backward(
         grad_output: Any, self: Any, target: Any, reduction: Any = 1, ignore_index: Any = -100
@@ -332,7 +328,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         cdim = 0 if x.ndim == 1 else 1
         classes = x.shape[cdim]
         batch_shape = tuple(s for i, s in enumerate(x.shape) if i != cdim)
-        if target._dtype is not _INT64:
+        if target._dtype is not int64:
             raise RuntimeError(
                 f"{op}(): expected scalar type Long but found "
                 f"{errors.C10_NAMES[target._dtype.name]} (argument 'target')"
@@ -349,7 +345,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 f"{list(expected)} for reduction={mode!r}"
             )
         if meta:
-            return _make_meta(tuple(x.shape), dt, dev)
+            return make_meta(tuple(x.shape), dt, dev)
         a = _compute(x, dt)
         keep = t != ignore_index
         kept = int(count_nonzero(keep))
@@ -393,7 +389,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             p *= gc
         if p.dtype != dt.numpy_dtype:
             p = p.astype(dt.numpy_dtype)
-        return _make(p, dt, dev)
+        return make(p, dt, dev)
 
     return {
         "_cross_entropy_backward": cross_entropy_backward,

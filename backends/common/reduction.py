@@ -1,6 +1,6 @@
 """Reductions and scans: argument conventions and dtypes (``plan``), and kernel factories.
 
-Imports: ``tensor`` and ``backends.common``.
+Imports: ``backends.common``.
 
 ``plan`` turns a call's ``dim``/``keepdim``/``dtype`` into the axes, result shape,
 compute dtype and result dtype, raising PyTorch's errors; the Meta kernels stop
@@ -15,17 +15,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import tensor
-from tensor import Tensor
-
 from . import errors, fastpaths, shapes
 from .elementwise import Namespace, rename
+from .frontend import FrontEnd
 
 __all__ = ["CONVENTIONS", "Plan", "plan", "reduction"]
 
-_make = Tensor._make
-# Half-precision floats accumulate in float32, as PyTorch's "opmath" does.
-_ACCUMULATE = {tensor.float16: tensor.float32, tensor.bfloat16: tensor.float32}
+
+def _accumulate(front: FrontEnd) -> dict[Any, Any]:
+    """Half-precision floats accumulate in float32, as PyTorch's "opmath" does."""
+    return {front.float16: front.float32, front.bfloat16: front.float32}
+
+
 # Reductions with no identity element: reducing an empty dim is an error.
 NO_IDENTITY = frozenset({"amax", "amin", "max", "min", "argmax", "argmin"})
 
@@ -37,8 +38,8 @@ class Plan(NamedTuple):
     odt: Any  # result dtype
 
 
-def _to_dtype(op: str, value: Any) -> Any:
-    if isinstance(value, tensor.dtype):
+def _to_dtype(front: FrontEnd, op: str, value: Any) -> Any:
+    if isinstance(value, front.dtype):
         return value
     raise TypeError(
         f"{op}(): argument 'dtype' must be a tensor dtype such as tt.float32, got {value!r}"
@@ -46,6 +47,7 @@ def _to_dtype(op: str, value: Any) -> Any:
 
 
 def plan(
+    front: FrontEnd,
     op: Any,
     self: Any,
     dim: Any,
@@ -62,15 +64,15 @@ def plan(
     if ndim == 0:
         axes = None  # dim 0 of a 0-d tensor is the tensor itself (NumPy has no such axis)
     if dtype is not None:
-        odt = _to_dtype(name, dtype)
+        odt = _to_dtype(front, name, dtype)
         cdt = odt
     else:
         entry = op.result_dtypes.get(self._dtype)
         if entry is None:
             raise _dtype_error(name, self._dtype)
         cdt, odt = entry
-    if accumulate:
-        cdt = _ACCUMULATE.get(cdt, cdt)
+    if accumulate and (cdt is front.float16 or cdt is front.bfloat16):
+        cdt = front.float32  # half precision accumulates in float32 (PyTorch's opmath)
     if name in NO_IDENTITY and 0 in shape:
         if axes is None:
             raise (IndexError if name.startswith("arg") else RuntimeError)(
@@ -105,18 +107,21 @@ def _dtype_error(name: str, dt: Any) -> Exception:
 # -- conventions: the argument list of each schema, mapped onto (dim, keepdim, dtype, extra) ---
 def _run(op: Any, fn: Callable[..., Any], ns: Namespace, accumulate: bool) -> Callable[..., Any]:
     finish = ns.finish
+    front = ns.front
+    make = front.make
+    half = _accumulate(front)
 
     def run(self: Any, dim: Any, keepdim: bool, dtype: Any, *extra: Any) -> Any:
-        p = plan(op, self, dim, keepdim, dtype, accumulate=accumulate)
+        p = plan(front, op, self, dim, keepdim, dtype, accumulate=accumulate)
         x = self._array
-        if dtype in _ACCUMULATE and self._dtype is not dtype:
+        if dtype in half and self._dtype is not dtype:
             # PyTorch casts to a half dtype= first and then accumulates in float32: the
             # elements round to half precision before they are summed, not the total only.
             x = x.astype(dtype.numpy_dtype)
         if self._dtype is not p.cdt:
             x = x.astype(p.cdt.numpy_dtype)
         out = fn(x, p.axes, keepdim, *extra)
-        return _make(finish(out, p.odt), p.odt, self._device)
+        return make(finish(out, p.odt), p.odt, self._device)
 
     return run
 
@@ -126,8 +131,10 @@ def _dims_dtype(
 ) -> Callable[..., Any]:
     # sum, mean: (self, dim=None, keepdim=False, *, dtype=None)
     run = _run(op, fn, ns, accumulate)
-    direct = {d: o for d, (c, o) in op.result_dtypes.items() if c is d and d not in _ACCUMULATE}
+    half = _accumulate(ns.front)
+    direct = {d: o for d, (c, o) in op.result_dtypes.items() if c is d and d not in half}
     ndarray, asarray = ns.ndarray, ns.asarray
+    make = ns.front.make
     if whole is None:
         whole = _whole_from(fn)
     if along is None:
@@ -142,7 +149,7 @@ def _dims_dtype(
                     out = whole(self._array, None)
                     if type(out) is not ndarray:
                         out = asarray(out)
-                    return _make(out, odt, self._device)
+                    return make(out, odt, self._device)
                 # One dim (`g.sum(0)`, autograd's broadcast sums): one library call.
                 axis = dim[0] if type(dim) is list and len(dim) == 1 else dim
                 x = self._array
@@ -150,7 +157,7 @@ def _dims_dtype(
                     out = along(x, axis % x.ndim, None, None, keepdim)
                     if type(out) is not ndarray:
                         out = asarray(out)
-                    return _make(out, odt, self._device)
+                    return make(out, odt, self._device)
         return run(self, dim, keepdim, dtype)
 
     return kernel
@@ -213,14 +220,16 @@ def _correction(op: Any, fn: Any, ns: Namespace, accumulate: bool) -> Callable[.
 def _p_norm(op: Any, fn: Any, ns: Namespace, accumulate: bool) -> Callable[..., Any]:
     # norm, linalg_vector_norm: (self, p=2, dim=None, keepdim=False, *, dtype=None)
     finish = ns.finish
+    front = ns.front
+    make = front.make
 
     def kernel(
         self: Any, p: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
     ) -> Any:
-        pl = plan(op, self, dim, keepdim, accumulate=accumulate)
+        pl = plan(front, op, self, dim, keepdim, accumulate=accumulate)
         cdt, odt = pl.cdt, pl.odt
         if dtype is not None:
-            cdt = _to_dtype(op.name, dtype)
+            cdt = _to_dtype(front, op.name, dtype)
             if cdt.kind < 2:
                 raise RuntimeError(
                     f"{op.name}(): the dtype argument must be a floating point or complex dtype, "
@@ -231,7 +240,7 @@ def _p_norm(op: Any, fn: Any, ns: Namespace, accumulate: bool) -> Callable[..., 
         if self._dtype is not cdt:
             x = x.astype(cdt.numpy_dtype)
         out = fn(x, pl.axes, keepdim, 2 if p is None else p)
-        return _make(finish(out, odt), odt, self._device)
+        return make(finish(out, odt), odt, self._device)
 
     return kernel
 
@@ -239,15 +248,17 @@ def _p_norm(op: Any, fn: Any, ns: Namespace, accumulate: bool) -> Callable[..., 
 def _scan(op: Any, fn: Any, ns: Namespace, accumulate: bool) -> Callable[..., Any]:
     # cumsum, cumprod: (self, dim, *, dtype=None)
     finish = ns.finish
+    front = ns.front
+    make = front.make
 
     def kernel(self: Any, dim: Any, *, dtype: Any = None) -> Any:
-        p = plan(op, self, dim, True, dtype, accumulate=accumulate)
+        p = plan(front, op, self, dim, True, dtype, accumulate=accumulate)
         x = self._array
         if self._dtype is not p.cdt:
             x = x.astype(p.cdt.numpy_dtype)
         axis = p.axes[0] if p.axes else 0
         out = fn(x, axis) if x.ndim else x.copy()
-        return _make(finish(out, p.odt), p.odt, self._device)
+        return make(finish(out, p.odt), p.odt, self._device)
 
     return kernel
 
@@ -311,9 +322,11 @@ def reduction(
 def max_min_dim(op: Any, fn: Callable[..., Any], ns: Namespace) -> Callable[..., Any]:
     """``max.dim``/``min.dim``: (values, indices) with ``fn(x, axis) -> indices``."""
     xp, finish = ns.xp, ns.finish
+    front = ns.front
+    make, int64 = front.make, front.int64
 
     def kernel(self: Any, dim: Any, keepdim: bool = False) -> Any:
-        p = plan(op, self, dim, keepdim)
+        p = plan(front, op, self, dim, keepdim)
         x = self._array
         axis = p.axes[0] if p.axes else 0
         if x.ndim == 0:
@@ -326,8 +339,8 @@ def max_min_dim(op: Any, fn: Callable[..., Any], ns: Namespace) -> Callable[...,
                 values = xp.squeeze(values, axis=axis)
         dev = self._device
         return (
-            _make(finish(values, p.odt), p.odt, dev),
-            _make(finish(indices, tensor.int64), tensor.int64, dev),
+            make(finish(values, p.odt), p.odt, dev),
+            make(finish(indices, int64), int64, dev),
         )
 
     return rename(kernel, f"{op.name}_dim", ns)

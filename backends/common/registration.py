@@ -3,9 +3,11 @@
 Imports: ``dispatch`` and ``backends.common``.
 
 A backend package has the same modules (``elementwise``, ``reduction``, ``linalg``,
-``shape``, ``nn``, each with ``kernels()``, and ``creation`` with ``register(lib)``);
-``register_backend`` puts all of them, plus the in-place and ``out=`` variants made
-from the functional kernels, into one IMPL library of ``core`` at the backend's key.
+``shape``, ``nn``, each with ``kernels(front)``, and ``creation`` with
+``register(lib, front)``); ``register_backend`` puts all of them, plus the in-place and
+``out=`` variants made from the functional kernels, into one IMPL library of ``core``
+at the backend's key.  ``front`` is the front end's ``FrontEnd`` (Note [One-way
+imports] in ``backends.common.frontend``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 from dispatch import Library
 
 from . import variants
+from .frontend import FrontEnd
 
 __all__ = ["register_backend"]
 
@@ -26,6 +29,7 @@ def register_backend(
     modules: Iterable[ModuleType],
     creation: ModuleType,
     package: str,
+    front: FrontEnd,
     *,
     wrap: Callable[[str, Any], Any] | None = None,
 ) -> Library:
@@ -37,10 +41,10 @@ def register_backend(
     lib = Library("core", "IMPL")
     found: dict[str, Any] = {}
     for module in modules:
-        found.update(module.kernels())
+        found.update(module.kernels(front))
     # add_, add.out, ...: made from the functional kernels
-    found.update(variants.kernels(found, f"{package}.variants"))
+    found.update(variants.kernels(front, found, f"{package}.variants"))
     for qualname, kernel in found.items():
         lib.impl(qualname, kernel if wrap is None else wrap(qualname, kernel), key)
-    creation.register(lib)
+    creation.register(lib, front)
     return lib

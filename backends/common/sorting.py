@@ -1,6 +1,6 @@
 """Sorting and selection (sort, argsort, topk, unique), written once against the namespace.
 
-Imports: ``tensor`` and ``backends.common``.
+Imports: ``backends.common``.
 
 PyTorch's order: NaN is larger than every number (last ascending, first
 descending); ``descending`` keeps ties in their original order when stable.  The
@@ -14,22 +14,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import tensor
-from tensor import Tensor
-
 from . import errors, shapes
 from .elementwise import MetaNamespace, Namespace
 
 __all__ = ["kernels"]
 
-_make = Tensor._make
-_make_meta = Tensor._make_meta
-_int64 = tensor.int64
-
 
 def _check(op: Any, self: Any) -> None:
     if self._dtype not in op.result_dtypes:
-        if op.name == "topk" and self._dtype is tensor.bool:
+        if op.name == "topk" and self._dtype.kind == 0:  # bool
             raise NotImplementedError("topk(): topk does not support bool dtypes on CPU")
         raise errors.unsupported_dtype(op.name, self._dtype)
 
@@ -38,8 +31,11 @@ def kernels(ns: Namespace) -> dict[str, Any]:
     """The sorting kernels of one backend (``ns`` a ``MetaNamespace`` for meta)."""
     meta = isinstance(ns, MetaNamespace)
     xp = ns.xp
-    sort_op, argsort_op = tensor.op_info("sort"), tensor.op_info("argsort")
-    topk_op, unique_op = tensor.op_info("topk"), tensor.op_info("_unique2")
+    front = ns.front
+    make, make_meta, int64 = front.make, front.make_meta, front.int64
+    op_info = front.op_info
+    sort_op, argsort_op = op_info("sort"), op_info("argsort")
+    topk_op, unique_op = op_info("topk"), op_info("_unique2")
 
     def _order(x: Any, d: int, descending: bool) -> Any:
         # array_api_compat's descending argsort flips, sorts stably and flips back: ties keep
@@ -55,15 +51,13 @@ def kernels(ns: Namespace) -> dict[str, Any]:
         dev = self._device
         if meta:
             shape = tuple(x.shape)
-            return _make_meta(shape, self._dtype, dev), _make_meta(shape, _int64, dev)
+            return make_meta(shape, self._dtype, dev), make_meta(shape, int64, dev)
         if x.ndim == 0:
-            return _make(x.copy(), self._dtype, dev), _make(
-                xp.zeros((), dtype=xp.int64), _int64, dev
-            )
+            return make(x.copy(), self._dtype, dev), make(xp.zeros((), dtype=xp.int64), int64, dev)
         idx = _order(x, d, descending)
         return (
-            _make(xp.take_along_axis(x, idx, axis=d), self._dtype, dev),
-            _make(idx.astype(xp.int64), _int64, dev),
+            make(xp.take_along_axis(x, idx, axis=d), self._dtype, dev),
+            make(idx.astype(xp.int64), int64, dev),
         )
 
     def sort(self: Any, dim: Any = -1, descending: bool = False) -> Any:
@@ -93,20 +87,18 @@ def kernels(ns: Namespace) -> dict[str, Any]:
         if shape:
             shape[d] = k
         if meta:
-            return _make_meta(tuple(shape), self._dtype, dev), _make_meta(tuple(shape), _int64, dev)
+            return make_meta(tuple(shape), self._dtype, dev), make_meta(tuple(shape), int64, dev)
         if x.ndim == 0:
-            return _make(x.copy(), self._dtype, dev), _make(
-                xp.zeros((), dtype=xp.int64), _int64, dev
-            )
+            return make(x.copy(), self._dtype, dev), make(xp.zeros((), dtype=xp.int64), int64, dev)
         idx = _order(x, d, largest)
         idx = idx[(slice(None),) * d + (slice(0, k),)]
         return (
-            _make(xp.take_along_axis(x, idx, axis=d), self._dtype, dev),
-            _make(idx.astype(xp.int64), _int64, dev),
+            make(xp.take_along_axis(x, idx, axis=d), self._dtype, dev),
+            make(idx.astype(xp.int64), int64, dev),
         )
 
     def _empty_index(dev: Any) -> Any:
-        return _make(xp.zeros((0,), dtype=xp.int64), _int64, dev)
+        return make(xp.zeros((0,), dtype=xp.int64), int64, dev)
 
     def unique2(
         self: Any,
@@ -137,9 +129,9 @@ def kernels(ns: Namespace) -> dict[str, Any]:
                 res.counts,
             )
         return (
-            _make(values, self._dtype, dev),
-            _make(inverse.astype(xp.int64), _int64, dev) if return_inverse else _empty_index(dev),
-            _make(counts.astype(xp.int64), _int64, dev) if return_counts else _empty_index(dev),
+            make(values, self._dtype, dev),
+            make(inverse.astype(xp.int64), int64, dev) if return_inverse else _empty_index(dev),
+            make(counts.astype(xp.int64), int64, dev) if return_counts else _empty_index(dev),
         )
 
     def unique_dim(
@@ -176,9 +168,9 @@ def kernels(ns: Namespace) -> dict[str, Any]:
         inverse[order] = group
         counts = xp.diff(xp.concat([first, xp.asarray([rows.shape[0]])]))
         return (
-            _make(values.copy(), self._dtype, dev),
-            _make(inverse, _int64, dev) if return_inverse else _empty_index(dev),
-            _make(counts.astype(xp.int64), _int64, dev) if return_counts else _empty_index(dev),
+            make(values.copy(), self._dtype, dev),
+            make(inverse, int64, dev) if return_inverse else _empty_index(dev),
+            make(counts.astype(xp.int64), int64, dev) if return_counts else _empty_index(dev),
         )
 
     return {

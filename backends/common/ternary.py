@@ -1,85 +1,92 @@
 """Kernels of the three-operand elementwise operators (where, lerp, clamp, addcmul,
 addcdiv), written once.
 
-Imports: ``tensor`` and ``backends.common``.  Each factory takes the operator's
-table row and a ``Namespace`` and returns ``{qualified overload name: kernel}``;
-``meta_*`` functions give the result's (shape, dtype) for the Meta backend, and the
-data kernels use them too, so both raise the same errors.
+Imports: ``backends.common``.  ``kernels`` takes the operator's table row and a
+``Namespace`` and returns ``{qualified overload name: kernel}``; ``result`` gives the
+result's shape and dtypes for the Meta backend, and the data kernels use it too, so
+both raise the same errors.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import tensor
-from tensor import Tensor
-
 from . import errors, fastpaths, shapes
 from .elementwise import Namespace, rename
+from .frontend import FrontEnd
 from .numbers import check_fits, overflows
 
 __all__ = ["kernels", "result"]
 
-_make = Tensor._make
-_BOOL = tensor.bool
-# A Python number's kind (tensor._dtype's BOOL, INT, FLOAT, COMPLEX): it keeps a
+# A Python number's kind (the dtypes' ``kind``: bool, int, float, complex): it keeps a
 # tensor's dtype when its kind is not above the tensor's.
 _NUMBER_KIND = {bool: 0, int: 1, float: 2, complex: 3}
-# Half precision: where() stores its number unchecked (PyTorch 2.13: float16 and 1e6 is
-# inf); addcmul/addcdiv compute in float32 (PyTorch's opmath type).
-_HALF = frozenset({tensor.float16, tensor.bfloat16})
 
 
-def _shape(x: Any) -> tuple[int, ...]:
-    return tuple(x._array.shape) if isinstance(x, Tensor) else ()
+def _shape(front: FrontEnd, x: Any) -> tuple[int, ...]:
+    return tuple(x._array.shape) if isinstance(x, front.Tensor) else ()
 
 
-def _array(x: Any, cdt: tensor.dtype, xp: Any) -> Any:
-    if isinstance(x, Tensor):
+def _array(front: FrontEnd, x: Any, cdt: Any, xp: Any) -> Any:
+    if isinstance(x, front.Tensor):
         return x._array if x._dtype is cdt else x._array.astype(cdt.numpy_dtype)
     return xp.asarray(x).astype(cdt.numpy_dtype)
 
 
 def result(
-    op: Any, *args: Any, value: Any = 1
-) -> tuple[tuple[int, ...], tensor.dtype, tensor.dtype]:
+    front: FrontEnd, op: Any, *args: Any, value: Any = 1
+) -> tuple[tuple[int, ...], Any, Any]:
     """(shape, compute dtype, result dtype) of a where/lerp/clamp/addcmul/addcdiv call, or
     PyTorch's error (``value`` is addcmul's and addcdiv's)."""
     name = op.name
     if name in _ADDC:
-        return _addc_result(op, *args, value=value)
+        return _addc_result(front, op, *args, value=value)
     if name == "where":
         condition, x, y = args
-        if condition._dtype is not tensor.bool:
+        if condition._dtype is not front.bool:
             raise errors.bad_dtype(
                 "where",
                 f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                 f"{condition._dtype.name} (argument 'condition')",
             )
-        dt = tensor.result_type(x, y)
-        if dt not in _HALF:  # Note [Numbers that overflow]; PyTorch: not half
+        dt = front.result_type(x, y)
+        # Note [Numbers that overflow]; PyTorch 2.13 stores a number into half precision
+        # unchecked (float16 and 1e6 is inf).
+        if dt is not front.float16 and dt is not front.bfloat16:
             check_fits("where", x, dt, "self")
             check_fits("where", y, dt, "other")
-        named = [("condition", _shape(condition)), ("self", _shape(x)), ("other", _shape(y))]
+        named = [
+            ("condition", _shape(front, condition)),
+            ("self", _shape(front, x)),
+            ("other", _shape(front, y)),
+        ]
     elif name == "lerp":
         x, end, weight = args
         for arg, value in (("end", end), ("weight", weight)):
-            if isinstance(value, Tensor) and value._dtype is not x._dtype and value._array.ndim:
+            if (
+                isinstance(value, front.Tensor)
+                and value._dtype is not x._dtype
+                and value._array.ndim
+            ):
                 raise errors.bad_dtype(
                     "lerp",
                     f"expected dtype {x._dtype.name} for `{arg}` but got dtype {value._dtype.name}",
                 )
         dt = x._dtype
-        named = [("self", _shape(x)), ("end", _shape(end)), ("weight", _shape(weight))]
+        named = [
+            ("self", _shape(front, x)),
+            ("end", _shape(front, end)),
+            ("weight", _shape(front, weight)),
+        ]
     else:  # clamp
         x, lo, hi = args
         if lo is None and hi is None:
             raise RuntimeError("clamp(): At least one of 'min' or 'max' must not be None")
-        dt = tensor.result_type(x, *(v for v in (lo, hi) if v is not None))
+        dt = front.result_type(x, *(v for v in (lo, hi) if v is not None))
         check_fits("clamp", lo, dt, "min")  # Note [Numbers that overflow]
         check_fits("clamp", hi, dt, "max")
-        named = [("self", _shape(x))] + [
-            (arg, _shape(v)) for arg, v in (("min", lo), ("max", hi)) if v is not None
+        named = [("self", _shape(front, x))] + [
+            (arg, _shape(front, v)) for arg, v in (("min", lo), ("max", hi)) if v is not None
         ]
     entry = op.result_dtypes.get(dt)
     if entry is None:
@@ -100,8 +107,8 @@ _ADDCDIV_INTEGER = (
 
 
 def _addc_result(
-    op: Any, x: Any, t1: Any, t2: Any, *, value: Any
-) -> tuple[tuple[int, ...], tensor.dtype, tensor.dtype]:
+    front: FrontEnd, op: Any, x: Any, t1: Any, t2: Any, *, value: Any
+) -> tuple[tuple[int, ...], Any, Any]:
     """addcmul/addcdiv (PyTorch 2.13): the three tensors promote together, ``value`` does
     not take part; addcdiv refuses two integral (or bool) divisor operands; ``value`` must
     fit the dtype it is computed in (float32 for float16/bfloat16: PyTorch's opmath type),
@@ -109,37 +116,45 @@ def _addc_result(
     name = op.name
     if (
         name == "addcdiv"
-        and isinstance(t1, Tensor)
-        and isinstance(t2, Tensor)
+        and isinstance(t1, front.Tensor)
+        and isinstance(t2, front.Tensor)
         and t1._dtype.kind <= 1
         and t2._dtype.kind <= 1
     ):
         raise RuntimeError(f"addcdiv(): {_ADDCDIV_INTEGER}")
-    dt = tensor.result_type(x, t1, t2)
+    dt = front.result_type(x, t1, t2)
     entry = op.result_dtypes.get(dt)
     if entry is None:
         raise errors.unsupported_dtype(name, dt)
-    cdt = tensor.float32 if dt in _HALF else entry[0]
+    half = dt is front.float16 or dt is front.bfloat16  # computed in float32: PyTorch's opmath
+    cdt = front.float32 if half else entry[0]
     check_fits(name, value, cdt, "value")
-    named = [("self", _shape(x)), ("tensor1", _shape(t1)), ("tensor2", _shape(t2))]
+    named = [
+        ("self", _shape(front, x)),
+        ("tensor1", _shape(front, t1)),
+        ("tensor2", _shape(front, t2)),
+    ]
     return shapes.broadcast_all(name, named), cdt, entry[1]
 
 
-def _device(*args: Any) -> Any:
+def _device(front: FrontEnd, *args: Any) -> Any:
     # The device of the first dimensioned tensor (a 0-d CPU tensor may join any device).
     for a in args:
-        if isinstance(a, Tensor) and a._array.ndim:
+        if isinstance(a, front.Tensor) and a._array.ndim:
             return a._device
     for a in args:
-        if isinstance(a, Tensor):
+        if isinstance(a, front.Tensor):
             return a._device
-    return tensor.device("cpu")
+    return front.device("cpu")
 
 
 def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
     """Data kernels of ``where``, ``lerp``, ``clamp``, ``addcmul`` or ``addcdiv`` for the
     namespace of ``ns``."""
     xp, finish = ns.xp, ns.finish
+    front = ns.front
+    make, tensor_type, bool_ = front.make, front.Tensor, front.bool
+    half = frozenset({front.float16, front.bfloat16})  # where() stores numbers unchecked
 
     if op.name == "where":
         direct = {d for d, (c, o) in op.result_dtypes.items() if c is d and o is d}
@@ -155,9 +170,9 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
             # broadcast as in the general path; shapes that do not (the library's
             # ValueError) go the general way, which raises PyTorch's error.
             if (
-                type(condition) is Tensor
-                and type(self) is Tensor
-                and condition._dtype is _BOOL
+                type(condition) is tensor_type
+                and type(self) is tensor_type
+                and condition._dtype is bool_
                 and fastpaths.ENABLED
             ):
                 dt, dev = self._dtype, self._device
@@ -165,7 +180,7 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                     c, a = condition._array, self._array
                     out = None
                     try:
-                        if type(other) is Tensor:
+                        if type(other) is tensor_type:
                             if other._dtype is dt and other._device is dev:
                                 out = where_fn(c, a, other._array)
                         else:
@@ -173,17 +188,17 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                             if (
                                 kind is not None
                                 and kind <= dt.kind
-                                and (dt in _HALF or not overflows(other, dt))
+                                and (dt in half or not overflows(other, dt))
                             ):
                                 out = where_fn(c, a, other)
                     except (OverflowError, ValueError):  # int8 and 1000, shapes
                         out = None
                     if out is not None and type(out) is ndarray and out.dtype == a.dtype:
-                        return _make(out, dt, dev)
-            _, cdt, odt = result(op, condition, self, other)
+                        return make(out, dt, dev)
+            _, cdt, odt = result(front, op, condition, self, other)
             c = condition._array
-            out = xp.where(c, _array(self, cdt, xp), _array(other, cdt, xp))
-            return _make(finish(out, odt), odt, _device(condition, self, other))
+            out = xp.where(c, _array(front, self, cdt, xp), _array(front, other, cdt, xp))
+            return make(finish(out, odt), odt, _device(front, condition, self, other))
 
         rename(where, "where", ns)
         return {f"where.{ov}": where for ov in ("self", "ScalarOther", "ScalarSelf", "Scalar")}
@@ -191,13 +206,13 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
     if op.name == "lerp":
 
         def lerp(self: Any, end: Any, weight: Any) -> Any:
-            _, cdt, odt = result(op, self, end, weight)
-            x, e = _array(self, cdt, xp), _array(end, cdt, xp)
-            w = _array(weight, cdt, xp)
+            _, cdt, odt = result(front, op, self, end, weight)
+            x, e = _array(front, self, cdt, xp), _array(front, end, cdt, xp)
+            w = _array(front, weight, cdt, xp)
             diff = e - x
             # PyTorch's formula: exact at both ends of [0, 1].
             out = xp.where(xp.abs(w) < 0.5, x + w * diff, e - diff * (1 - w))
-            return _make(finish(out, odt), odt, _device(self, end, weight))
+            return make(finish(out, odt), odt, _device(front, self, end, weight))
 
         rename(lerp, "lerp", ns)
         return {"lerp.Scalar": lerp, "lerp.Tensor": lerp}
@@ -206,25 +221,29 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
         divide = op.name == "addcdiv"
 
         def addc(self: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
-            _, cdt, odt = result(op, self, tensor1, tensor2, value=value)
-            x, a, b = _array(self, cdt, xp), _array(tensor1, cdt, xp), _array(tensor2, cdt, xp)
+            _, cdt, odt = result(front, op, self, tensor1, tensor2, value=value)
+            x, a, b = (
+                _array(front, self, cdt, xp),
+                _array(front, tensor1, cdt, xp),
+                _array(front, tensor2, cdt, xp),
+            )
             # PyTorch's order: self + value * tensor1 * tensor2 (or / tensor2), with value
             # converted to the compute dtype first (2.5 is 2 for integers).
-            v = _array(value, cdt, xp)
+            v = _array(front, value, cdt, xp)
             out = x + (v * a / b if divide else v * a * b)
-            return _make(finish(out, odt), odt, _device(self, tensor1, tensor2))
+            return make(finish(out, odt), odt, _device(front, self, tensor1, tensor2))
 
         rename(addc, op.name, ns)
         return {op.name: addc}
 
     def clamp(self: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
-        _, cdt, odt = result(op, self, min, max)
-        out = _array(self, cdt, xp)
+        _, cdt, odt = result(front, op, self, min, max)
+        out = _array(front, self, cdt, xp)
         if min is not None:
-            out = xp.maximum(out, _array(min, cdt, xp))
+            out = xp.maximum(out, _array(front, min, cdt, xp))
         if max is not None:
-            out = xp.minimum(out, _array(max, cdt, xp))
-        return _make(finish(out, odt), odt, _device(self, min, max))
+            out = xp.minimum(out, _array(front, max, cdt, xp))
+        return make(finish(out, odt), odt, _device(front, self, min, max))
 
     rename(clamp, "clamp", ns)
     return {"clamp": clamp, "clamp.Tensor": clamp}

@@ -1,10 +1,10 @@
 """Kernels of the in-place and ``out=`` forms, made from the functional kernels, once.
 
-Imports: ``dispatch`` (the schema parser), ``tensor`` and ``backends.common``.
+Imports: ``dispatch`` (the schema parser) and ``backends.common``.
 
-``kernels(found)`` takes a backend's functional kernels (``{"add.Tensor": kernel}``)
-and returns the kernels of every in-place and out row of the operator table
-(``add_.Tensor``, ``add.out`` ...).  Each computes the functional result, then
+``kernels(front, found, module)`` takes a backend's functional kernels
+(``{"add.Tensor": kernel}``) and returns the kernels of every in-place and out row of
+the operator table (``add_.Tensor``, ``add.out`` ...).  Each computes the functional result, then
 writes it into the mutated tensor with PyTorch's checks:
 - the result's dtype must be castable to the written tensor's (``can_cast``: no
   float into an int tensor, no complex into a real one, nothing but bool into
@@ -23,24 +23,21 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-import tensor
 from dispatch import parse_schema
-from tensor import Tensor
-from tensor._convert import cast_array
 
 from . import errors, fastpaths, overlap, shapes
 from .elementwise import rename_all
+from .frontend import FrontEnd
 from .numbers import check_fits, wrapped
 
 __all__ = ["assign", "kernels", "mutation_kernels", "write_into", "write_out"]
 
-_can_cast = tensor.can_cast
 _ELEMENTWISE = frozenset({"unary", "binary", "ternary"})
 
 
-def write_into(op: str, self: Any, result: Any) -> Any:
+def write_into(front: FrontEnd, op: str, self: Any, result: Any) -> Any:
     """Write ``result`` into ``self`` (same shape), returning ``self``."""
-    if result._dtype is not self._dtype and not _can_cast(result._dtype, self._dtype):
+    if result._dtype is not self._dtype and not front.can_cast(result._dtype, self._dtype):
         raise errors.cannot_cast(op, result._dtype, self._dtype)
     shape = self._array.shape
     if result._array.shape != shape:
@@ -48,20 +45,20 @@ def write_into(op: str, self: Any, result: Any) -> Any:
             f"{op}(): output with shape {list(shape)} doesn't match the broadcast shape "
             f"{list(result._array.shape)} (argument 'self' cannot be broadcast in place)"
         )
-    assign(op, self._array, result._array)
+    assign(front, op, self._array, result._array)
     return self
 
 
-def write_out(op: str, out: Any, result: Any) -> Any:
+def write_out(front: FrontEnd, op: str, out: Any, result: Any) -> Any:
     """Write ``result`` into ``out``, resizing it as PyTorch does; returns ``out``."""
-    if not isinstance(out, Tensor):
+    if not isinstance(out, front.Tensor):
         raise TypeError(f"{op}(): argument 'out' must be a Tensor, not {type(out).__name__}")
     if out._device != result._device:
         raise RuntimeError(
             f"{op}(): Expected out tensor to have device {result._device}, but got "
             f"{out._device} instead (argument 'out')"
         )
-    if result._dtype is not out._dtype and not _can_cast(result._dtype, out._dtype):
+    if result._dtype is not out._dtype and not front.can_cast(result._dtype, out._dtype):
         raise errors.cannot_cast(op, result._dtype, out._dtype, "out")
     array = out._array
     shape = result._array.shape
@@ -83,32 +80,37 @@ def write_out(op: str, out: Any, result: Any) -> Any:
 
 
 def _inplace(
-    name: str, functional: Callable[..., Any], elementwise: bool = False
+    front: FrontEnd, name: str, functional: Callable[..., Any], elementwise: bool = False
 ) -> Callable[..., Any]:
     refuses_complex = name == "abs_"  # PyTorch: |z| written into z is refused, not cast
     direct = getattr(functional, "_in_place", None)  # Note [In-place fast path] (CPU)
     if direct is not None:
-        return _direct_inplace(name, functional, *direct)
+        return _direct_inplace(front, name, functional, *direct)
 
     def kernel(self: Any, *args: Any, **kwargs: Any) -> Any:
         if refuses_complex and self._dtype.is_complex:
             raise RuntimeError(f"{name}(): In-place abs is not supported for complex tensors.")
         if elementwise:
-            _check_overlap(name, self, args, kwargs)
-        return write_into(name, self, functional(self, *args, **kwargs))
+            _check_overlap(front, name, self, args, kwargs)
+        return write_into(front, name, self, functional(self, *args, **kwargs))
 
     kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
     return kernel
 
 
 def _direct_inplace(
-    name: str, functional: Callable[..., Any], fn: Callable[[Any, Any], Any], min_kind: int
+    front: FrontEnd,
+    name: str,
+    functional: Callable[..., Any],
+    fn: Callable[[Any, Any], Any],
+    min_kind: int,
 ) -> Callable[..., Any]:
     """``self op= other`` in place when both are tensors of one dtype the operator keeps
     (Note [In-place fast path] in backends/cpu/elementwise.py); else the general way."""
+    tensor_type = front.Tensor
 
     def kernel(self: Any, other: Any, **kwargs: Any) -> Any:
-        if type(other) is Tensor:  # Note [Overlapping writes], on both paths
+        if type(other) is tensor_type:  # Note [Overlapping writes], on both paths
             overlap.check_in_place(name, self._array, other._array)
         dt = self._dtype
         if (
@@ -118,7 +120,7 @@ def _direct_inplace(
                 and kwargs["alpha"] == 1
                 and len(kwargs) == 1
             )
-            and type(other) is Tensor
+            and type(other) is tensor_type
             and other._dtype is dt
             and dt.kind >= min_kind
             and fastpaths.ENABLED
@@ -130,39 +132,43 @@ def _direct_inplace(
                 result = None  # the general path raises PyTorch's error
             if result is a:
                 return self
-        return write_into(name, self, functional(self, other, **kwargs))
+        return write_into(front, name, self, functional(self, other, **kwargs))
 
     kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
     return kernel
 
 
-def _check_overlap(name: str, written: Any, args: Any, kwargs: dict[str, Any]) -> None:
+def _check_overlap(
+    front: FrontEnd, name: str, written: Any, args: Any, kwargs: dict[str, Any]
+) -> None:
     # Note [Overlapping writes] (backends/common/overlap.py): elementwise operators only,
     # as PyTorch's TensorIterator.
-    if not isinstance(written, Tensor):
+    tensor_type = front.Tensor
+    if not isinstance(written, tensor_type):
         return
     a = written._array
     for v in (*args, *kwargs.values()):
-        if isinstance(v, Tensor):
+        if isinstance(v, tensor_type):
             overlap.check_in_place(name, a, v._array)
 
 
 def _out(
-    name: str, functional: Callable[..., Any], elementwise: bool = False
+    front: FrontEnd, name: str, functional: Callable[..., Any], elementwise: bool = False
 ) -> Callable[..., Any]:
     # A factory's out form makes its result on out's device unless told otherwise
     # (``zeros(2, 3, out=t)`` with ``t`` on CUDA), as in PyTorch.
     factory = "device" in inspect.signature(functional).parameters
+    tensor_type = front.Tensor
 
     def kernel(*args: Any, out: Any, **kwargs: Any) -> Any:
         if not elementwise:
-            if factory and kwargs.get("device") is None and isinstance(out, Tensor):
+            if factory and kwargs.get("device") is None and isinstance(out, tensor_type):
                 kwargs["device"] = out._device
-            return write_out(name, out, functional(*args, **kwargs))
-        _check_overlap(name, out, args, kwargs)
+            return write_out(front, name, out, functional(*args, **kwargs))
+        _check_overlap(front, name, out, args, kwargs)
         result = functional(*args, **kwargs)
         if (
-            isinstance(out, Tensor)
+            isinstance(out, tensor_type)
             and out._array.shape != result._array.shape
             and any(v is out for v in (*args, *kwargs.values()))
         ):
@@ -172,20 +178,22 @@ def _out(
                 f"{name}(): output with shape {list(out._array.shape)} doesn't match the "
                 f"broadcast shape {list(result._array.shape)}"
             )
-        return write_out(name, out, result)
+        return write_out(front, name, out, result)
 
     kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
     return kernel
 
 
-def _named_outs(name: str, functional: Callable[..., Any], names: list[str]) -> Callable[..., Any]:
+def _named_outs(
+    front: FrontEnd, name: str, functional: Callable[..., Any], names: list[str]
+) -> Callable[..., Any]:
     """The out form of an operator with several results (``sort.out(..., *, values,
     indices)``): each result written into its out tensor, which are returned."""
 
     def kernel(*args: Any, **kwargs: Any) -> Any:
         outs = [kwargs.pop(n) for n in names]
         results = functional(*args, **kwargs)
-        return tuple(write_out(name, o, r) for o, r in zip(outs, results, strict=True))
+        return tuple(write_out(front, name, o, r) for o, r in zip(outs, results, strict=True))
 
     kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
     return kernel
@@ -202,18 +210,18 @@ def _functional_name(variant: str, base: str, overloads: list[str]) -> str:
     return f"{base}.{overload.removesuffix('_out')}"
 
 
-def kernels(found: dict[str, Any], module: str) -> dict[str, Any]:
+def kernels(front: FrontEnd, found: dict[str, Any], module: str) -> dict[str, Any]:
     """The in-place and out kernels of the table, from the functional ``found`` kernels.
 
     Variants whose functional kernel is not in ``found`` (a composite, or an op the
     backend lacks) are left out.
     """
     out: dict[str, Any] = {}
-    for row in tensor.OP_TABLE:
+    for row in front.op_table:
         if row.family not in ("inplace", "out"):
             continue
         base = row.tags[0]
-        overloads = [parse_schema(t).overload_name for t in tensor.op_info(base).schemas]
+        overloads = [parse_schema(t).overload_name for t in front.op_info(base).schemas]
         for text in row.schemas:
             qualname = parse_schema(text).qualified_name
             if qualname in found:
@@ -224,10 +232,10 @@ def kernels(found: dict[str, Any], module: str) -> dict[str, Any]:
             maker = _inplace if row.family == "inplace" else _out
             writes = [a.name for a in parse_schema(text).arguments if a.is_write]
             if row.family == "out" and writes != ["out"]:
-                out[qualname] = _named_outs(qualname.split(".")[0], functional, writes)
+                out[qualname] = _named_outs(front, qualname.split(".")[0], functional, writes)
                 continue
-            elementwise = tensor.op_info(base).family in _ELEMENTWISE
-            out[qualname] = maker(qualname.split(".")[0], functional, elementwise)
+            elementwise = front.op_info(base).family in _ELEMENTWISE
+            out[qualname] = maker(front, qualname.split(".")[0], functional, elementwise)
     return rename_all(out, module)
 
 
@@ -238,7 +246,7 @@ _READ_ONLY = (
 )
 
 
-def assign(op: str, x: Any, value: Any) -> None:
+def assign(front: FrontEnd, op: str, x: Any, value: Any) -> None:
     """``x[...] = value`` with PyTorch's errors (expanded tensors are read-only arrays)."""
     if not x.size:  # PyTorch writes into an empty tensor, even an expanded one
         return
@@ -247,7 +255,7 @@ def assign(op: str, x: Any, value: Any) -> None:
         and getattr(value, "dtype", None) is not None
         and value.dtype.kind in "fcV"
     ):
-        value = cast_array(value, x.dtype)  # floats into unsigned ints wrap on every device
+        value = front.cast_array(value, x.dtype)  # floats into unsigned ints wrap everywhere
     try:
         x[...] = value
     except ValueError as e:
@@ -260,16 +268,17 @@ def assign(op: str, x: Any, value: Any) -> None:
         ) from None
 
 
-def mutation_kernels(meta: bool) -> dict[str, Any]:
+def mutation_kernels(front: FrontEnd, meta: bool) -> dict[str, Any]:
     """``zero_``, ``fill_`` and ``copy_`` for a backend (``meta``: shapes and devices only)."""
+    tensor_type = front.Tensor
 
     def zero_(self: Any) -> Any:
         if not meta:
-            assign("zero_", self._array, 0)
+            assign(front, "zero_", self._array, 0)
         return self
 
     def fill_(self: Any, value: Any) -> Any:
-        if isinstance(value, Tensor):
+        if isinstance(value, tensor_type):
             if value._array.ndim:
                 raise RuntimeError(
                     f"fill_(): fill_ only supports 0-dimension value tensor but got tensor with "
@@ -282,11 +291,11 @@ def mutation_kernels(meta: bool) -> dict[str, Any]:
         if self._dtype.kind == 1 or self._array.size != 1:
             check_fits("fill_", value, self._dtype, "value")
         if not meta:
-            assign("fill_", self._array, wrapped(value, self._dtype))
+            assign(front, "fill_", self._array, wrapped(value, self._dtype))
         return self
 
     def copy_(self: Any, src: Any, non_blocking: bool = False) -> Any:
-        if not isinstance(src, Tensor):
+        if not isinstance(src, tensor_type):
             raise TypeError(f"copy_(): argument 'src' must be a Tensor, not {type(src).__name__}")
         shape = tuple(self._array.shape)
         got = shapes.broadcast_shapes("copy_", shape, tuple(src._array.shape), ("self", "src"))
@@ -303,7 +312,7 @@ def mutation_kernels(meta: bool) -> dict[str, Any]:
                 )
             return self
         value = src._array if src._device == self._device else src.to(self._device)._array
-        assign("copy_", self._array, value)
+        assign(front, "copy_", self._array, value)
         return self
 
     return {"zero_": zero_, "fill_.Scalar": fill_, "fill_.Tensor": fill_, "copy_": copy_}

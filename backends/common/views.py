@@ -1,7 +1,7 @@
 """View operators (view, reshape, transpose, permute, expand, select, slice, diagonal,
 unbind, split, squeeze, unsqueeze), written once for NumPy, CuPy and meta arrays.
 
-Imports: ``tensor`` and ``backends.common``.
+Imports: ``backends.common``.
 
 Every kernel checks its arguments with PyTorch's rules and messages, then asks
 the array for a view: basic indexing (``x[:, 1:3]``, ``x[None]``) and
@@ -17,14 +17,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tensor import Tensor
-from tensor.layout import infer_size
-
 from . import fastpaths, shapes
+from .frontend import FrontEnd
 
 __all__ = ["kernels", "strided_diagonal"]
 
-_make = Tensor._make
 _ALL = slice(None)
 
 
@@ -48,10 +45,11 @@ def _key(dim: int, index: Any) -> tuple[Any, ...]:
 # inline.  Results are the general path's: the same ``reshape`` call makes them.
 
 
-def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
+def kernels(front: FrontEnd, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
     """View kernels; ``fns``: ``reshape(x, shape, copy)``, ``broadcast_to(x, shape)``,
     ``diagonal(x, offset, axis1, axis2)`` (a writeable view) for the backend's arrays,
     and optionally ``reshape_raw`` (Note [View fast path])."""
+    make, infer_size = front.make, front.infer_size
     reshape_fn, broadcast_to, diagonal_fn = fns["reshape"], fns["broadcast_to"], fns["diagonal"]
     reshape_raw = fns.get("reshape_raw")
 
@@ -70,7 +68,7 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
         x = self._array
         out = _raw(x, size, False)
         if out is not None:  # Note [View fast path]
-            return _make(out, self._dtype, self._device)
+            return make(out, self._dtype, self._device)
         shape = infer_size("view", size, x.size)
         try:
             out = reshape_fn(x, shape, False)
@@ -80,15 +78,15 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
                 f"least one dimension spans across two contiguous subspaces); self has shape "
                 f"{list(x.shape)} and strides {list(_strides(x))}. Use .reshape(...) instead."
             ) from None
-        return _make(out, self._dtype, self._device)
+        return make(out, self._dtype, self._device)
 
     def reshape(self: Any, shape: Any) -> Any:
         x = self._array
         out = _raw(x, shape, None)
         if out is not None:  # Note [View fast path]
-            return _make(out, self._dtype, self._device)
+            return make(out, self._dtype, self._device)
         target = infer_size("reshape", shape, x.size)
-        return _make(reshape_fn(x, target, None), self._dtype, self._device)
+        return make(reshape_fn(x, target, None), self._dtype, self._device)
 
     def transpose(self: Any, dim0: Any, dim1: Any) -> Any:
         x = self._array
@@ -102,13 +100,13 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
             and -2 <= dim1 < 2
             and (dim0 - dim1) % 2
         ):
-            return _make(x.T, self._dtype, self._device)
+            return make(x.T, self._dtype, self._device)
         a, b = _dim("transpose", dim0, n, "dim0"), _dim("transpose", dim1, n, "dim1")
         if n < 2 or a == b:
-            return _make(x[...], self._dtype, self._device)
+            return make(x[...], self._dtype, self._device)
         axes = list(range(n))
         axes[a], axes[b] = b, a
-        return _make(x.transpose(axes), self._dtype, self._device)
+        return make(x.transpose(axes), self._dtype, self._device)
 
     def permute(self: Any, dims: Any) -> Any:
         x = self._array
@@ -123,7 +121,7 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
         if len(set(axes)) != len(axes):
             raise RuntimeError(f"permute(): repeated dim in permute (argument 'dims' is {dims})")
         out = x.transpose(axes) if x.ndim > 1 else x[...]
-        return _make(out, self._dtype, self._device)
+        return make(out, self._dtype, self._device)
 
     def expand(self: Any, size: Any, *, implicit: bool = False) -> Any:
         x = self._array
@@ -158,7 +156,7 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
             elif s < 0:
                 raise RuntimeError(f"expand(): invalid size {s} at dimension {i} (argument 'size')")
             target.append(s)
-        return _make(broadcast_to(x, tuple(target)), self._dtype, self._device)
+        return make(broadcast_to(x, tuple(target)), self._dtype, self._device)
 
     def select(self: Any, dim: Any, index: Any) -> Any:
         x = self._array
@@ -172,7 +170,7 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
                 f"select(): index {i} out of range for tensor of size {list(x.shape)} at "
                 f"dimension {d}"
             )
-        return _make(x[_key(d, i % size)], self._dtype, self._device)
+        return make(x[_key(d, i % size)], self._dtype, self._device)
 
     def slice_(self: Any, dim: Any = 0, start: Any = None, end: Any = None, step: Any = 1) -> Any:
         x = self._array
@@ -181,7 +179,7 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
         d = _dim("slice", dim, x.ndim)
         if step <= 0:
             raise ValueError(f"slice(): step must be greater than zero, got step={step}")
-        return _make(x[_key(d, slice(start, end, step))], self._dtype, self._device)
+        return make(x[_key(d, slice(start, end, step))], self._dtype, self._device)
 
     def diagonal(self: Any, offset: Any = 0, dim1: Any = 0, dim2: Any = 1) -> Any:
         x = self._array
@@ -190,7 +188,7 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
             raise RuntimeError(
                 f"diagonal(): diagonal dimensions cannot be identical {dim1}, {dim2}"
             )
-        return _make(diagonal_fn(x, int(offset), a, b), self._dtype, self._device)
+        return make(diagonal_fn(x, int(offset), a, b), self._dtype, self._device)
 
     def unbind(self: Any, dim: Any = 0) -> Any:
         x = self._array
@@ -198,7 +196,7 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
             raise IndexError("unbind(): Dimension specified as 0 but tensor has no dimensions")
         d = _dim("unbind", dim, x.ndim)
         dt, dev = self._dtype, self._device
-        return tuple(_make(x[_key(d, i)], dt, dev) for i in range(x.shape[d]))
+        return tuple(make(x[_key(d, i)], dt, dev) for i in range(x.shape[d]))
 
     def _pieces(self: Any, d: int, sizes: list[int]) -> tuple[Any, ...]:
         x = self._array
@@ -206,7 +204,7 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
         out = []
         start = 0
         for n in sizes:
-            out.append(_make(x[_key(d, slice(start, start + n))], dt, dev))
+            out.append(make(x[_key(d, slice(start, start + n))], dt, dev))
             start += n
         return tuple(out)
 
@@ -246,16 +244,16 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
     def squeeze(self: Any) -> Any:
         x = self._array
         key = (*(0 if n == 1 else _ALL for n in x.shape), ...)
-        return _make(x[key], self._dtype, self._device)
+        return make(x[key], self._dtype, self._device)
 
     def squeeze_dims(self: Any, dim: Any) -> Any:
         x = self._array
         dims = [dim] if isinstance(dim, int) else list(dim)
         wrapped = {_dim("squeeze", d, x.ndim) for d in dims}
         if x.ndim == 0:
-            return _make(x[...], self._dtype, self._device)
+            return make(x[...], self._dtype, self._device)
         key = (*(0 if i in wrapped and n == 1 else _ALL for i, n in enumerate(x.shape)), ...)
-        return _make(x[key], self._dtype, self._device)
+        return make(x[key], self._dtype, self._device)
 
     def unsqueeze(self: Any, dim: Any) -> Any:
         x = self._array
@@ -265,7 +263,7 @@ def kernels(fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
         else:
             d = _dim("unsqueeze", dim, n)
         shape = (*x.shape[:d], 1, *x.shape[d:])  # a reshape gives the new dim PyTorch's stride
-        return _make(reshape_fn(x, shape, False), self._dtype, self._device)
+        return make(reshape_fn(x, shape, False), self._dtype, self._device)
 
     return {
         "view": view,

@@ -1,12 +1,12 @@
 """CPU kernels of the elementwise operators: one row per operator, NumPy doing the math.
 
-Imports: NumPy, ``tensor`` (the operator table) and ``backends.common``.
+Imports: NumPy, ``dispatch`` (the schema parser) and ``backends.common``.
 
 ``UNARY`` maps a one-tensor operator to its array function, ``BINARY`` a
 two-operand operator to its array function and whether it takes extra
 arguments; the factories in ``backends.common.elementwise`` turn each row into
 the kernels of every overload.  A new unary operator is one row here (and one
-in ``tensor``'s operator table).
+in the front end's operator table).
 """
 
 from __future__ import annotations
@@ -16,16 +16,15 @@ from typing import Any
 
 import numpy as np
 
-import tensor
-from dispatch import Library, parse_schema
+from dispatch import parse_schema
 
 from ..common import elementwise as ew
 from ..common import ternary
 from ..common.formulas import Formulas
+from ..common.frontend import FrontEnd
 
-__all__ = ["BINARY", "UNARY", "register"]
+__all__ = ["BINARY", "UNARY", "kernels"]
 
-NS = ew.Namespace(np.ndarray, __name__, asarray=np.asarray)
 F = Formulas(np)
 
 UNARY: dict[str, Any] = {
@@ -114,19 +113,20 @@ BINARY: dict[str, tuple[Any, bool]] = {
 _PLAIN_WHEN_NO_ALPHA = {"add": operator.add, "sub": operator.sub}
 
 
-def kernels() -> dict[str, Any]:
+def kernels(front: FrontEnd) -> dict[str, Any]:
     """Every elementwise CPU kernel, by qualified overload name (``"add.Tensor"``)."""
+    ns = ew.Namespace(np.ndarray, __name__, front, asarray=np.asarray)
     out: dict[str, Any] = {}
-    for op in tensor.OP_TABLE:
+    for op in front.op_table:
         if op.family == "unary":
             fn = UNARY.get(op.name)
             if fn is not None:
-                out[op.name] = ew.unary(op, fn, NS)
+                out[op.name] = ew.unary(op, fn, ns)
             elif op.name in UNARY_ARGS:
-                out[op.name] = ew.unary_args(op, UNARY_ARGS[op.name], NS)
+                out[op.name] = ew.unary_args(op, UNARY_ARGS[op.name], ns)
             continue
         if op.family == "ternary":
-            out.update(ternary.kernels(op, NS))
+            out.update(ternary.kernels(op, ns))
             continue
         if op.family != "binary" or op.name not in BINARY:
             continue
@@ -137,21 +137,21 @@ def kernels() -> dict[str, Any]:
             qualname = op.name if overload == "default" else f"{op.name}.{overload}"
             first, second = schema.arguments[0], schema.arguments[1]
             if first.type.tensor_kind is None:  # pow.Scalar, remainder.Scalar_Tensor
-                out[qualname] = ew.binary_reversed(op, fn, NS, overload)
+                out[qualname] = ew.binary_reversed(op, fn, ns, overload)
                 continue
             names = (first.name, second.name)
             scalar = second.type.tensor_kind is None
             if op.name == "div":
-                floor = tensor.op_info("floor_divide")
+                floor = front.op_info("floor_divide")
                 out[qualname] = ew.div(
-                    op, floor, np.true_divide, F.div, NS, overload, scalar=scalar
+                    op, floor, np.true_divide, F.div, ns, overload, scalar=scalar
                 )
                 continue
-            kernel = ew.binary(op, fn, NS, overload, scalar=scalar, names=names, extra=extra)
+            kernel = ew.binary(op, fn, ns, overload, scalar=scalar, names=names, extra=extra)
             plain = _PLAIN_WHEN_NO_ALPHA.get(op.name)
             if plain is not None:
                 kernel = ew.binary_alpha(
-                    op, plain, kernel, NS, overload, scalar=scalar, names=names
+                    op, plain, kernel, ns, overload, scalar=scalar, names=names
                 )
             if qualname in _IN_PLACE:
                 kernel._in_place = _IN_PLACE[qualname]  # type: ignore[attr-defined]
@@ -174,9 +174,3 @@ _IN_PLACE = {
     "sub.Tensor": (operator.isub, 1),
     "mul.Tensor": (operator.imul, 1),
 }
-
-
-def register(lib: Library) -> None:
-    """Register every elementwise CPU kernel into ``lib`` (an IMPL library of ``core``)."""
-    for qualname, kernel in kernels().items():
-        lib.impl(qualname, kernel, "CPU")

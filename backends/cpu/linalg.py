@@ -1,6 +1,6 @@
 """CPU kernels of the matrix products: NumPy's matmul (BLAS for floats), dot, einsum.
 
-Imports: NumPy, ``dispatch`` and ``backends.common``.
+Imports: NumPy and ``backends.common``.
 """
 
 from __future__ import annotations
@@ -9,14 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from dispatch import Library
-
 from ..common import linalg
 from ..common.elementwise import Namespace
+from ..common.frontend import FrontEnd
 
-__all__ = ["PRODUCTS", "kernels", "register"]
-
-NS = Namespace(np.ndarray, __name__, asarray=np.asarray)
+__all__ = ["PRODUCTS", "kernels"]
 
 PRODUCTS: dict[str, Any] = {
     "matmul": np.matmul,
@@ -27,10 +24,6 @@ PRODUCTS: dict[str, Any] = {
 }
 
 
-def kernels() -> dict[str, Any]:
-    return linalg.kernels(NS, PRODUCTS)
-
-
-def register(lib: Library) -> None:
-    for qualname, kernel in kernels().items():
-        lib.impl(qualname, kernel, "CPU")
+def kernels(front: FrontEnd) -> dict[str, Any]:
+    """Every matrix-product CPU kernel, by qualified overload name."""
+    return linalg.kernels(Namespace(np.ndarray, __name__, front, asarray=np.asarray), PRODUCTS)

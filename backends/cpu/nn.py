@@ -14,11 +14,10 @@ import numpy as np
 
 from ..common import conv, nn
 from ..common.elementwise import Namespace, rename_all
+from ..common.frontend import FrontEnd
 from .creation import engine
 
-__all__ = ["NN_FNS", "NS", "kernels"]
-
-NS = Namespace(np.ndarray, __name__, asarray=np.asarray)
+__all__ = ["NN_FNS", "kernels"]
 
 
 # Row and whole sums of small float matrices through BLAS (a product with a cached ones
@@ -88,9 +87,10 @@ NN_FNS: dict[str, Any] = {
 }
 
 
-def kernels() -> dict[str, Any]:
+def kernels(front: FrontEnd) -> dict[str, Any]:
     """Every nn CPU kernel, by qualified overload name."""
+    ns = Namespace(np.ndarray, __name__, front, asarray=np.asarray)
     out: dict[str, Any] = {}
-    out.update(nn.kernels(NS, NN_FNS))
-    out.update(conv.kernels(NS, {"sliding_window_view": np.lib.stride_tricks.sliding_window_view}))
+    out.update(nn.kernels(ns, NN_FNS))
+    out.update(conv.kernels(ns, {"sliding_window_view": np.lib.stride_tricks.sliding_window_view}))
     return rename_all(out, __name__)

@@ -1,6 +1,6 @@
 """CPU kernels of the reductions and scans: one row per operator, NumPy doing the math.
 
-Imports: NumPy, ``dispatch``, ``tensor`` and ``backends.common``.
+Imports: NumPy and ``backends.common``.
 
 Each row of ``REDUCTIONS`` is ``(fn, accumulate)``: ``fn(x, axes, keepdim, *extra)``
 with ``axes`` None (all) or a tuple, and whether half-precision inputs are
@@ -14,15 +14,11 @@ from typing import Any
 
 import numpy as np
 
-import tensor
-from dispatch import Library
-
 from ..common import reduction as red
 from ..common.elementwise import Namespace
+from ..common.frontend import FrontEnd
 
-__all__ = ["REDUCTIONS", "register"]
-
-NS = Namespace(np.ndarray, __name__, asarray=np.asarray)
+__all__ = ["EXTREMES", "REDUCTIONS", "kernels"]
 
 
 def _one(axes: tuple[int, ...] | None) -> int | None:
@@ -158,31 +154,28 @@ WHOLE: dict[str, Any] = {"sum": _whole_sum}
 # Reductions over one axis: the ufunc's reduce itself, called by position (g.sum(0)).
 ALONG: dict[str, Any] = {"sum": np.add.reduce}
 # max(self) / max.dim / min(self) / min.dim: (whole-tensor fn, index fn along an axis).
-# max.other / min.other are maximum / minimum: composites in tensor._composite.
+# max.other / min.other are maximum / minimum: composites of the front end.
 EXTREMES: dict[str, tuple[Any, Any]] = {
     "max": (REDUCTIONS["amax"][0], np.argmax),
     "min": (REDUCTIONS["amin"][0], np.argmin),
 }
 
 
-def kernels() -> dict[str, Any]:
+def kernels(front: FrontEnd) -> dict[str, Any]:
+    """Every reduction and scan CPU kernel, by qualified overload name."""
+    ns = Namespace(np.ndarray, __name__, front, asarray=np.asarray)
     out: dict[str, Any] = {}
     for name, (fn, accumulate) in REDUCTIONS.items():
         out[name] = red.reduction(
-            tensor.op_info(name),
+            front.op_info(name),
             fn,
-            NS,
+            ns,
             accumulate=accumulate,
             whole=WHOLE.get(name),
             along=ALONG.get(name),
         )
     for name, (whole, index) in EXTREMES.items():
-        op = tensor.op_info(name)
-        out[name] = red.max_min_all(op, whole, NS)
-        out[f"{name}.dim"] = red.max_min_dim(op, index, NS)
+        op = front.op_info(name)
+        out[name] = red.max_min_all(op, whole, ns)
+        out[f"{name}.dim"] = red.max_min_dim(op, index, ns)
     return out
-
-
-def register(lib: Library) -> None:
-    for qualname, kernel in kernels().items():
-        lib.impl(qualname, kernel, "CPU")

@@ -1,6 +1,6 @@
 """CPU kernels of the shape, view, indexing, joining and sorting operators (NumPy arrays).
 
-Imports: NumPy, ``dispatch``, ``tensor`` and ``backends.common``.
+Imports: NumPy and ``backends.common``.
 
 The kernels are written once in ``backends.common`` (``views``, ``indexing``,
 ``joining``, ``sorting``); this module gives them NumPy's functions where the
@@ -16,10 +16,10 @@ import numpy as np
 
 from ..common import indexing, joining, sorting, variants, views
 from ..common.elementwise import Namespace, rename_all
+from ..common.frontend import FrontEnd
 
-__all__ = ["INDEX_FNS", "NS", "VIEW_FNS", "kernels"]
+__all__ = ["INDEX_FNS", "VIEW_FNS", "kernels"]
 
-NS = Namespace(np.ndarray, __name__, asarray=np.asarray)
 _as_strided = np.lib.stride_tricks.as_strided
 
 
@@ -50,12 +50,13 @@ INDEX_FNS: dict[str, Any] = {"add_at": np.add.at, "multiply_at": np.multiply.at}
 _concatenate = getattr(np.concatenate, "_implementation", np.concatenate)
 
 
-def kernels() -> dict[str, Any]:
+def kernels(front: FrontEnd) -> dict[str, Any]:
     """Every shape-family CPU kernel, by qualified overload name."""
+    ns = Namespace(np.ndarray, __name__, front, asarray=np.asarray)
     out: dict[str, Any] = {}
-    out.update(views.kernels(VIEW_FNS))
-    out.update(variants.mutation_kernels(meta=False))
-    out.update(indexing.kernels(NS, INDEX_FNS))
-    out.update(joining.kernels(NS, {"diag": np.diag, "concat": _concatenate}))
-    out.update(sorting.kernels(NS))
+    out.update(views.kernels(front, VIEW_FNS))
+    out.update(variants.mutation_kernels(front, meta=False))
+    out.update(indexing.kernels(ns, INDEX_FNS))
+    out.update(joining.kernels(ns, {"diag": np.diag, "concat": _concatenate}))
+    out.update(sorting.kernels(ns))
     return rename_all(out, __name__)

@@ -4,11 +4,11 @@ Imports: the standard library; CuPy only when ``is_available()`` is first asked,
 through ``importlib``, so machines without CuPy or a GPU import this package fine.
 
 CUDA initialises lazily, as in PyTorch: the first CUDA device a user asks for
-(``tt.zeros(2, device="cuda")``, ``t.cuda()``, ``tt.cuda.current_device()``) calls
-``init()``, which loads CuPy, teaches ``tensor`` to move arrays to and from the
-GPU (``_runtime``) and registers every CUDA kernel at the ``CUDA`` key.  Without
-CuPy or a GPU, ``init()`` raises an error saying so and how to install the
-``cuda`` extra; nothing else changes.
+(``tt.zeros(2, device="cuda")``, ``t.cuda()``, ``tt.cuda.current_device()``) makes
+``tensor`` call ``init(front)`` with its ``FrontEnd``, which loads CuPy, teaches the
+front end to move arrays to and from the GPU (``_runtime``) and registers every CUDA
+kernel at the ``CUDA`` key.  Without CuPy or a GPU, ``init()`` raises an error saying
+so and how to install the ``cuda`` extra; nothing else changes.
 
 Kernels: ``elementwise`` and ``reduction`` launch our own CUDA C kernels
 (``*.cu``, compiled lazily by ``_compile``); ``linalg`` calls cuBLAS through CuPy;
@@ -22,6 +22,8 @@ import importlib
 import importlib.util
 import threading
 from typing import Any
+
+from ..common.frontend import FrontEnd
 
 __all__ = [
     "INSTALL_HINT",
@@ -105,34 +107,36 @@ def synchronize(device: int | None = None) -> None:
             cupy.cuda.runtime.deviceSynchronize()
 
 
-def init() -> None:
-    """Initialise CUDA (once): CuPy, transfers, and every CUDA kernel; raises without a GPU."""
-    if _State.initialized:
-        return
+def _require() -> Any:
+    """The CuPy module, or the error saying why CUDA cannot be used and what to do."""
     _probe()
     if _State.count <= 0:
         raise RuntimeError(
             f"CUDA is not available: {_State.reason}. To use device='cuda', {INSTALL_HINT}; "
             f"otherwise use device='cpu' (tt.cuda.is_available() says which you have)."
         )
+    return _State.cupy
+
+
+def init(front: FrontEnd) -> None:
+    """Initialise CUDA (once) for ``front``: CuPy, transfers, and every CUDA kernel; raises
+    without a GPU."""
+    if _State.initialized:
+        return
+    _require()
     with _State.init_lock:
         if _State.initialized:
             return
-        from tensor import _convert
+        from . import _runtime  # imports CuPy: only once a GPU was found
 
-        from . import _runtime
-
-        _convert.set_cuda_hooks(
-            _runtime.to_device, _runtime.to_numpy, _State.cupy.ndarray, _runtime.from_dlpack
-        )
-        register()
+        front.set_cuda_hooks(*_runtime.transfer_hooks(front))
+        register(front)
         _State.initialized = True
 
 
 def current_device() -> int:
-    """The current CUDA device index (initialises CUDA)."""
-    init()
-    return int(_State.cupy.cuda.runtime.getDevice())
+    """The current CUDA device index (raises without CUDA; registers no kernels)."""
+    return int(_require().cuda.runtime.getDevice())
 
 
 def current_device_if_initialized() -> int:
@@ -143,13 +147,12 @@ def current_device_if_initialized() -> int:
 
 
 def cupy_module() -> Any:
-    """The CuPy module (after ``init()``)."""
-    init()
-    return _State.cupy
+    """The CuPy module (raises without CUDA)."""
+    return _require()
 
 
-def register() -> None:
-    """Register every CUDA kernel at the CUDA key (once); a no-op without CUDA.
+def register(front: FrontEnd) -> None:
+    """Register every CUDA kernel for ``front`` at the CUDA key (once); a no-op without CUDA.
 
     Called by ``init()``; each kernel is wrapped in a device guard (Note [Device guards]
     in ``_runtime``).
@@ -159,14 +162,20 @@ def register() -> None:
     with _State.init_lock:
         if _State.lib is not None:
             return
+        # The kernel modules import CuPy: only once a GPU was found.
         from ..common.registration import register_backend
         from . import _runtime, creation, elementwise, linalg, nn, reduction, shape
 
         multi = _State.count > 1
 
         def wrap(qualname: str, kernel: Any) -> Any:
-            return _runtime.guard(kernel, qualname, multi)
+            return _runtime.guard(front, kernel, qualname, multi)
 
         _State.lib = register_backend(
-            "CUDA", (elementwise, reduction, linalg, shape, nn), creation, __name__, wrap=wrap
+            "CUDA",
+            (elementwise, reduction, linalg, shape, nn),
+            creation,
+            __name__,
+            front,
+            wrap=wrap,
         )

@@ -1,7 +1,9 @@
 """CUDA runtime glue: moving arrays between host and devices, DLPack, device guards.
 
-Imports: CuPy, NumPy, ``tensor`` and ``backends.common``.  Loaded only by
+Imports: CuPy, NumPy, ``dispatch`` and ``backends.common``.  Loaded only by
 ``backends.cuda.init()`` after CuPy found a GPU, so it may import CuPy at the top.
+What it needs of the front end (the Tensor type, its constructor, devices, the cast
+rule) comes from the ``FrontEnd`` given to ``transfer_hooks`` and ``guard``.
 
 Note [Transfers]
 Host→device copies are synchronous unless ``non_blocking=True``: then the host data
@@ -37,10 +39,9 @@ import numpy as np
 from cupy.cuda import runtime
 
 import dispatch
-import tensor
-from tensor._convert import cast_array
 
 from ..common import errors
+from ..common.frontend import FrontEnd
 
 __all__ = [
     "current_device",
@@ -48,14 +49,12 @@ __all__ = [
     "from_dlpack",
     "guard",
     "guard_device_kwarg",
-    "to_device",
     "to_numpy",
+    "transfer_hooks",
 ]
 
 _Device = cupy.cuda.Device
 _ndarray = cupy.ndarray
-_Tensor = tensor.Tensor
-_make = tensor.Tensor._make
 
 
 def current_device() -> int:
@@ -92,39 +91,53 @@ def _pinned_copy(host: np.ndarray) -> np.ndarray:
     return pinned
 
 
-def to_device(
-    array: Any, index: int, np_dtype: Any = None, copy: bool = False, non_blocking: bool = False
-) -> Any:
-    """``array`` (NumPy or CuPy) as a CuPy array on device ``index``, cast to ``np_dtype``."""
-    if isinstance(array, _ndarray):
-        source = array.device.id
-        with _Device(source):
-            out = (
-                array
-                if np_dtype is None or array.dtype == np_dtype
-                else cast_array(array, np_dtype)
-            )
-            if source == index:
-                return out.copy() if copy and out is array else out
-            out = cupy.ascontiguousarray(out)
+def transfer_hooks(
+    front: FrontEnd,
+) -> tuple[Callable[..., Any], Callable[..., Any], type, Callable[[Any], Any]]:
+    """What ``front.set_cuda_hooks`` takes: ``to_device``, ``to_numpy``, CuPy's array
+    type and ``from_dlpack``; ``to_device`` casts with the front end's ``cast_array``."""
+    cast_array = front.cast_array
+
+    def to_device(
+        array: Any,
+        index: int,
+        np_dtype: Any = None,
+        copy: bool = False,
+        non_blocking: bool = False,
+    ) -> Any:
+        """``array`` (NumPy or CuPy) as a CuPy array on device ``index``, cast to
+        ``np_dtype``."""
+        if isinstance(array, _ndarray):
+            source = array.device.id
+            with _Device(source):
+                out = (
+                    array
+                    if np_dtype is None or array.dtype == np_dtype
+                    else cast_array(array, np_dtype)
+                )
+                if source == index:
+                    return out.copy() if copy and out is array else out
+                out = cupy.ascontiguousarray(out)
+            with _Device(index):
+                moved = cupy.empty(out.shape, out.dtype)
+                moved.data.copy_from_device(out.data, out.nbytes)  # peer copy through UVA
+                cupy.cuda.get_current_stream().synchronize()
+            return moved
+        host = np.asarray(array)
+        if np_dtype is not None and host.dtype != np_dtype:
+            with np.errstate(over="ignore", invalid="ignore"):
+                host = cast_array(host, np_dtype)
         with _Device(index):
-            moved = cupy.empty(out.shape, out.dtype)
-            moved.data.copy_from_device(out.data, out.nbytes)  # peer copy through UVA
-            cupy.cuda.get_current_stream().synchronize()
-        return moved
-    host = np.asarray(array)
-    if np_dtype is not None and host.dtype != np_dtype:
-        with np.errstate(over="ignore", invalid="ignore"):
-            host = cast_array(host, np_dtype)
-    with _Device(index):
-        if not non_blocking:
-            return cupy.asarray(host)
-        _retire()
-        pinned = _pinned_copy(host)
-        out = cupy.empty(host.shape, host.dtype)
-        out.set(pinned)  # queued on the current stream: pinned memory makes it asynchronous
-        _keep_until_done(pinned)
-        return out
+            if not non_blocking:
+                return cupy.asarray(host)
+            _retire()
+            pinned = _pinned_copy(host)
+            out = cupy.empty(host.shape, host.dtype)
+            out.set(pinned)  # queued on the current stream: pinned memory makes it asynchronous
+            _keep_until_done(pinned)
+            return out
+
+    return to_device, to_numpy, _ndarray, from_dlpack
 
 
 def to_numpy(array: Any, non_blocking: bool = False) -> np.ndarray:
@@ -170,7 +183,9 @@ _PLAIN = frozenset({int, float, bool, complex, type(None), str})
 _CPU_INDICES_ALLOWED = frozenset({"index.Tensor", "index_put", "index_put_"})
 
 
-def _scan(qualname: str, args: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...] | None]:
+def _scan(
+    front: FrontEnd, qualname: str, args: tuple[Any, ...]
+) -> tuple[Any, tuple[Any, ...] | None]:
     """The CUDA device of the tensor arguments, and the arguments with CPU tensors that may
     join a CUDA op (0-d ones; index tensors of indexing ops) moved there (None when nothing
     moved); raises when two devices meet.  Tensors inside list arguments count too."""
@@ -205,30 +220,32 @@ def _scan(qualname: str, args: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...] | 
     with _Device(dev.index):
         for i, j in to_move:
             if j < 0:
-                moved[i] = _moved(args[i], dev)
+                moved[i] = _moved(front, args[i], dev)
             else:
                 items = list(moved[i])
-                items[j] = _moved(items[j], dev)
+                items[j] = _moved(front, items[j], dev)
                 moved[i] = items
     return dev, tuple(moved)
 
 
-def _moved(t: Any, dev: Any) -> Any:
+def _moved(front: FrontEnd, t: Any, dev: Any) -> Any:
     """CPU tensor ``t`` copied to CUDA device ``dev``; a wrapped Python number stays one
     (``7 // x`` wraps 7 on the CPU, and its promotion rank must survive the move)."""
-    out = _make(cupy.asarray(t._array), t._dtype, dev)
+    out = front.make(cupy.asarray(t._array), t._dtype, dev)
     if t._wrapped_number:
         out.__class__ = type(t)  # the wrapped-number subclass (same slots, no fields of its own)
     return out
 
 
-def guard(kernel: Callable[..., Any], qualname: str, multi_device: bool) -> Callable[..., Any]:
+def guard(
+    front: FrontEnd, kernel: Callable[..., Any], qualname: str, multi_device: bool
+) -> Callable[..., Any]:
     """``kernel`` checking its tensors' devices and (with several GPUs) running on theirs."""
 
     if multi_device:
 
         def guarded(*args: Any, **kwargs: Any) -> Any:
-            dev, moved = _scan(qualname, args)
+            dev, moved = _scan(front, qualname, args)
             if moved is not None:
                 args = moved
             if dev is not None and dev.index != runtime.getDevice():
@@ -237,8 +254,8 @@ def guard(kernel: Callable[..., Any], qualname: str, multi_device: bool) -> Call
             return kernel(*args, **kwargs)
 
     else:
-        only = tensor.device("cuda", 0)  # devices are interned: one GPU, one device object
-        tensor_type = tensor.Tensor
+        only = front.device("cuda", 0)  # devices are interned: one GPU, one device object
+        tensor_type = front.Tensor
 
         def guarded(*args: Any, **kwargs: Any) -> Any:
             # Fast path: every argument a Tensor on the one GPU, or a number (no CPU tensor
@@ -252,7 +269,7 @@ def guard(kernel: Callable[..., Any], qualname: str, multi_device: bool) -> Call
                     break
             else:
                 return kernel(*args, **kwargs)
-            _, moved = _scan(qualname, args)
+            _, moved = _scan(front, qualname, args)
             if moved is not None:
                 args = moved
             return kernel(*args, **kwargs)

@@ -1,20 +1,20 @@
 """Which operators run our raw CUDA kernels, and with which functor: the one table of them.
 
-Imports: the standard library and ``tensor`` (the operator table), never CuPy: the
-compile check (tests/backends/test_cuda_compile.py) reads this on machines without
-a GPU to instantiate every kernel the launchers can ask for.
+Imports: the standard library only, never CuPy: the compile check
+(tests/backends/test_cuda_compile.py) reads this on machines without a GPU to
+instantiate every kernel the launchers can ask for.
 
 A new elementwise operator is one row here (its functor's struct name in
 ``_include/ad_functors.cuh``) plus the functor; its dtypes come from the operator's
-row in ``tensor.OP_TABLE``.  Complex dtypes, and the rows' ``fallback_dtypes``, run
+row in the front end's operator table (``op``, an ``OpInfo``; ``op_info(name)`` looks
+one up: ``FrontEnd.op_info``).  Complex dtypes, and the rows' ``fallback_dtypes``, run
 CuPy's own kernels instead (``backends.cuda.elementwise``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import tensor
+from collections.abc import Callable, Iterator
+from typing import Any
 
 __all__ = [
     "BINARY",
@@ -45,7 +45,7 @@ CTYPES: dict[str, str] = {
 # The compute ("opmath") type of a storage type: half precision computes in float.
 OPMATH: dict[str, str] = {"float16": "float32", "bfloat16": "float32"}
 
-# Operators whose math is one functor (tensor.OP_TABLE name -> functor).
+# Operators whose math is one functor (operator name -> functor).
 UNARY: dict[str, str] = {
     "neg": "Neg", "abs": "Abs", "sign": "Sign", "exp": "Exp", "exp2": "Exp2",
     "expm1": "Expm1", "log": "Log", "log2": "Log2", "log10": "Log10", "log1p": "Log1p",
@@ -85,9 +85,10 @@ _ACC = {"float16": "float32", "bfloat16": "float32"}
 _ACCUMULATING = frozenset({"sum", "mean", "prod", "cumsum", "cumprod"})
 
 
-def raw_dtypes(name: str) -> list[tuple[str, str]]:
-    """(compute dtype, result dtype) names of operator ``name`` that raw kernels serve."""
-    op = tensor.op_info(name)
+def raw_dtypes(op: Any) -> list[tuple[str, str]]:
+    """(compute dtype, result dtype) names of operator ``op`` (its table row) that raw
+    kernels serve."""
+    name = op.name
     pairs = set()
     for d in op.dtypes:
         rule = op.rule(d)
@@ -151,37 +152,38 @@ def reduction_expressions(name: str, dtype_name: str) -> dict[str, str]:
     }
 
 
-def reduction_dtypes(name: str) -> list[str]:
-    op = tensor.op_info(name)
+def reduction_dtypes(op: Any) -> list[str]:
+    """The compute dtype names of reduction or scan ``op`` (its table row) that raw kernels
+    serve (half precision accumulates in float32)."""
     out = set()
     for d in op.dtypes:
         rule = op.rule(d)
         if rule is None:
             continue
-        cdt = rule[0]
-        if name in _ACCUMULATING:
-            cdt = {"float16": tensor.float32, "bfloat16": tensor.float32}.get(cdt.name, cdt)
-        if cdt.name in CTYPES:
-            out.add(cdt.name)
+        cdt = rule[0].name
+        if op.name in _ACCUMULATING:
+            cdt = _ACC.get(cdt, cdt)
+        if cdt in CTYPES:
+            out.add(cdt)
     return sorted(out)
 
 
-def elementwise_instances() -> Iterator[str]:
+def elementwise_instances(op_info: Callable[[str], Any]) -> Iterator[str]:
     """Every name expression of elementwise.cu the launchers can request."""
     for table, expressions in ((UNARY, unary_expressions), (UNARY_PARAMS, unary_expressions)):
         for name, functor in table.items():
-            for cdt, odt in raw_dtypes(name):
+            for cdt, odt in raw_dtypes(op_info(name)):
                 yield from expressions(functor, cdt, odt).values()
     for name, functor in BINARY.items():
-        for cdt, odt in raw_dtypes(name):
+        for cdt, odt in raw_dtypes(op_info(name)):
             yield from binary_expressions(functor, cdt, odt).values()
 
 
-def reduction_instances() -> Iterator[str]:
+def reduction_instances(op_info: Callable[[str], Any]) -> Iterator[str]:
     """Every name expression of reduce.cu the launchers can request."""
     seen: set[str] = set()
     for name in (*REDUCTIONS, *SCANS):
-        for dt in reduction_dtypes(name):
+        for dt in reduction_dtypes(op_info(name)):
             for expr in reduction_expressions(name, dt).values():
                 if expr not in seen:
                     seen.add(expr)
@@ -196,10 +198,11 @@ def scatter_instances() -> Iterator[str]:
         yield f"scatter_mul<{CTYPES[name]}>"
 
 
-def instances() -> dict[str, list[str]]:
-    """source file name -> every template instance the Python launchers can ask for."""
+def instances(op_info: Callable[[str], Any]) -> dict[str, list[str]]:
+    """source file name -> every template instance the Python launchers can ask for, for
+    the operators ``op_info(name)`` describes (the front end's table rows)."""
     return {
-        "elementwise.cu": sorted(set(elementwise_instances())),
-        "reduce.cu": list(reduction_instances()),
+        "elementwise.cu": sorted(set(elementwise_instances(op_info))),
+        "reduce.cu": list(reduction_instances(op_info)),
         "scatter.cu": list(scatter_instances()),
     }

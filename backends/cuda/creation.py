@@ -1,6 +1,6 @@
 """CUDA kernels of the factories and random numbers (CuPy arrays, CuPy's XORWOW engine).
 
-Imports: CuPy, ``dispatch``, ``tensor`` and ``backends.common``.
+Imports: CuPy, ``dispatch`` and ``backends.common``.
 
 The factories are the shared ones (``backends.common.creation``) given CuPy's
 namespace: ``zeros``/``ones``/``full``/``arange``/``eye`` are CuPy's fill kernels,
@@ -20,11 +20,10 @@ from dispatch import Library
 
 from ..common import creation, variants
 from ..common.elementwise import Namespace
+from ..common.frontend import FrontEnd
 from . import _runtime
 
 __all__ = ["cupy_engine", "engine", "register"]
-
-NS = Namespace(cupy.ndarray, __name__, asarray=cupy.asarray)
 
 
 def cupy_engine(seed: int) -> Any:
@@ -32,7 +31,7 @@ def cupy_engine(seed: int) -> Any:
     return cupy.random.Generator(cupy.random.XORWOW(seed))
 
 
-def engine(generator: Any, device: Any) -> Any:
+def engine(front: FrontEnd, generator: Any, device: Any) -> Any:
     """The CuPy engine of ``generator`` (the device's default one when None), made on the
     generator's device (the engine's state lives there)."""
     index = getattr(getattr(generator, "device", None), "index", None) or device.index or 0
@@ -41,12 +40,14 @@ def engine(generator: Any, device: Any) -> Any:
         with cupy.cuda.Device(index):
             return cupy_engine(seed)
 
-    return creation.generator_engine(generator, device, "cuda", make)
+    return creation.generator_engine(front, generator, device, "cuda", make)
 
 
-def register(lib: Library) -> None:
+def register(lib: Library, front: FrontEnd) -> None:
+    """Register the factories' CUDA kernels (and their ``out=`` forms) into ``lib``."""
     multi = _runtime.device_count() > 1
-    found = creation.kernels(NS, engine)
-    found.update(variants.kernels(found, f"{__name__}.variants"))  # zeros.out, ...
+    ns = Namespace(cupy.ndarray, __name__, front, asarray=cupy.asarray)
+    found = creation.kernels(ns, engine)
+    found.update(variants.kernels(front, found, f"{__name__}.variants"))  # zeros.out, ...
     for qualname, kernel in found.items():
         lib.impl(qualname, _runtime.guard_device_kwarg(kernel, multi), "CUDA")

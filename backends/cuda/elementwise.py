@@ -1,7 +1,7 @@
 """CUDA kernels of the elementwise operators: our templated kernels (``elementwise.cu``).
 
-Imports: CuPy, NumPy, ``tensor``, ``backends.common`` and ``backends.cuda``'s
-``_compile``/``_launch``/``_tables``.
+Imports: CuPy, NumPy, ``dispatch`` (the schema parser), ``backends.common`` and
+``backends.cuda``'s ``_compile``/``_launch``/``_tables``.
 
 The kernel factories are the CPU backend's (``backends.common.elementwise``: dtype
 rules, promotion, errors); what they call here is a *launcher* per operator, built
@@ -27,17 +27,16 @@ import cupy
 import ml_dtypes
 import numpy as np
 
-import tensor
 from dispatch import parse_schema
 
 from ..common import elementwise as ew
 from ..common import ternary
 from ..common.formulas import Formulas, check_gelu, check_round
+from ..common.frontend import FrontEnd
 from . import _compile, _launch, _tables
 
 __all__ = ["kernels"]
 
-NS = ew.Namespace(cupy.ndarray, __name__, asarray=cupy.asarray)
 F = Formulas(cupy)
 _ndarray = cupy.ndarray
 _function = _compile.function
@@ -103,10 +102,12 @@ def _no_fallback(name: str) -> Any:
 
 
 # -- launchers --------------------------------------------------------------------------------
-def unary(name: str, functor: str, fallback: Any) -> Any:
-    """``fn(x, p0=0, p1=0, p2=0)``: the raw kernel of a one-tensor operator on a CuPy array."""
+def unary(op: Any, functor: str, fallback: Any) -> Any:
+    """``fn(x, p0=0, p1=0, p2=0)``: the raw kernel of a one-tensor operator (``op``, its
+    table row) on a CuPy array."""
+    name = op.name
     table = {}
-    for cdt, odt in _tables.raw_dtypes(name):
+    for cdt, odt in _tables.raw_dtypes(op):
         exprs = _tables.unary_expressions(functor, cdt, odt)
         table[_np_dtype(cdt)] = (exprs["contig"], exprs["strided"], _np_dtype(odt))
     fallback = fallback or _no_fallback(name)
@@ -134,10 +135,11 @@ def unary(name: str, functor: str, fallback: Any) -> Any:
     return launch
 
 
-def binary(name: str, functor: str, fallback: Any) -> Any:
-    """``fn(x, y)``: the raw kernel of a two-operand operator; ``y`` may be a Python number."""
+def binary(op: Any, functor: str, fallback: Any) -> Any:
+    """``fn(x, y)``: the raw kernel of a two-operand operator (``op``, its table row); ``y``
+    may be a Python number."""
     table = {}
-    for cdt, odt in _tables.raw_dtypes(name):
+    for cdt, odt in _tables.raw_dtypes(op):
         exprs = _tables.binary_expressions(functor, cdt, odt)
         compute = _np_dtype(_tables.OPMATH.get(cdt, cdt)).type
         table[_np_dtype(cdt)] = (exprs, _np_dtype(odt), compute)
@@ -203,8 +205,9 @@ def binary(name: str, functor: str, fallback: Any) -> Any:
 
 
 # -- operators with parameters ----------------------------------------------------------------
-def _params(name: str) -> Any:
-    launch = unary(name, _tables.UNARY_PARAMS[name], None)
+def _params(op: Any) -> Any:
+    name = op.name
+    launch = unary(op, _tables.UNARY_PARAMS[name], None)
     f64 = np.float64
 
     if name == "round":
@@ -256,22 +259,24 @@ def _div(floor_divide: Any) -> Any:
     return div
 
 
-def kernels() -> dict[str, Any]:
+def kernels(front: FrontEnd) -> dict[str, Any]:
     """Every elementwise CUDA kernel, by qualified overload name (``"add.Tensor"``)."""
+    ns = ew.Namespace(cupy.ndarray, __name__, front, asarray=cupy.asarray)
     out: dict[str, Any] = {}
     raw_binary = {
-        name: binary(name, functor, FALLBACK[name]) for name, functor in _tables.BINARY.items()
+        name: binary(front.op_info(name), functor, FALLBACK[name])
+        for name, functor in _tables.BINARY.items()
     }
-    for op in tensor.OP_TABLE:
+    for op in front.op_table:
         if op.family == "unary":
             if op.name in _tables.UNARY:
-                fn = unary(op.name, _tables.UNARY[op.name], FALLBACK[op.name])
-                out[op.name] = ew.unary(op, fn, NS)
+                fn = unary(op, _tables.UNARY[op.name], FALLBACK[op.name])
+                out[op.name] = ew.unary(op, fn, ns)
             elif op.name in _tables.UNARY_PARAMS:
-                out[op.name] = ew.unary_args(op, _params(op.name), NS)
+                out[op.name] = ew.unary_args(op, _params(op), ns)
             continue
         if op.family == "ternary":
-            out.update(ternary.kernels(op, NS))
+            out.update(ternary.kernels(op, ns))
             continue
         if op.family != "binary" or (op.name not in raw_binary and op.name not in EXTRA):
             continue
@@ -282,31 +287,31 @@ def kernels() -> dict[str, Any]:
             first, second = schema.arguments[0], schema.arguments[1]
             raw = raw_binary.get(op.name)
             if first.type.tensor_kind is None:  # pow.Scalar, remainder.Scalar_Tensor
-                out[qualname] = ew.binary_reversed(op, raw or EXTRA[op.name], NS, overload)
+                out[qualname] = ew.binary_reversed(op, raw or EXTRA[op.name], ns, overload)
                 continue
             names = (first.name, second.name)
             scalar = second.type.tensor_kind is None
             if op.name == "div":
-                floor = tensor.op_info("floor_divide")
+                floor = front.op_info("floor_divide")
                 out[qualname] = ew.div(
-                    op, floor, raw_binary["div"], _div(raw_binary["floor_divide"]), NS,
+                    op, floor, raw_binary["div"], _div(raw_binary["floor_divide"]), ns,
                     overload, scalar=scalar,
                 )  # fmt: skip
                 continue
             if op.name in EXTRA and op.name not in ("add", "sub"):  # rsub, isclose
                 out[qualname] = ew.binary(
-                    op, EXTRA[op.name], NS, overload, scalar=scalar, names=names, extra=True
+                    op, EXTRA[op.name], ns, overload, scalar=scalar, names=names, extra=True
                 )
                 continue
             if op.name in ("add", "sub"):  # raw with alpha left at 1, the formula otherwise
                 general = ew.binary(
-                    op, EXTRA[op.name], NS, overload, scalar=scalar, names=names, extra=True
+                    op, EXTRA[op.name], ns, overload, scalar=scalar, names=names, extra=True
                 )
                 out[qualname] = ew.binary_alpha(
-                    op, raw_binary[op.name], general, NS, overload, scalar=scalar, names=names
+                    op, raw_binary[op.name], general, ns, overload, scalar=scalar, names=names
                 )
                 continue
             out[qualname] = ew.binary(
-                op, raw_binary[op.name], NS, overload, scalar=scalar, names=names
+                op, raw_binary[op.name], ns, overload, scalar=scalar, names=names
             )
     return out

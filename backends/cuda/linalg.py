@@ -17,15 +17,9 @@ import cupy
 
 from ..common import linalg
 from ..common.elementwise import Namespace
+from ..common.frontend import FrontEnd
 
 __all__ = ["PRODUCTS", "kernels"]
-
-NS = Namespace(cupy.ndarray, __name__, asarray=cupy.asarray)
-
-# cuBLAS's float16 GEMM accumulates in float32 (CuPy's default compute type), so float16
-# products run as they are; bfloat16 ones are computed in float32 (CuPy's bfloat16 GEMM
-# is not relied on yet).
-ACCUMULATE = {k: v for k, v in linalg.ACCUMULATE.items() if k.name != "float16"}
 
 PRODUCTS: dict[str, Any] = {
     "matmul": cupy.matmul,
@@ -36,5 +30,11 @@ PRODUCTS: dict[str, Any] = {
 }
 
 
-def kernels() -> dict[str, Any]:
-    return linalg.kernels(NS, PRODUCTS, ACCUMULATE)
+def kernels(front: FrontEnd) -> dict[str, Any]:
+    """Every matrix-product CUDA kernel, by qualified overload name."""
+    ns = Namespace(cupy.ndarray, __name__, front, asarray=cupy.asarray)
+    # cuBLAS's float16 GEMM accumulates in float32 (CuPy's default compute type), so
+    # float16 products run as they are; bfloat16 ones are computed in float32 (CuPy's
+    # bfloat16 GEMM is not relied on yet).
+    accumulate = {k: v for k, v in linalg.accumulation(front).items() if k.name != "float16"}
+    return linalg.kernels(ns, PRODUCTS, accumulate)

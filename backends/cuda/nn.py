@@ -21,25 +21,31 @@ from cupy.lib.stride_tricks import sliding_window_view
 
 from ..common import conv, nn
 from ..common.elementwise import Namespace, rename_all
+from ..common.frontend import FrontEnd
 from . import reduction
 from .creation import engine
 
-__all__ = ["NN_FNS", "NS", "kernels"]
-
-NS = Namespace(cupy.ndarray, __name__, asarray=cupy.asarray)
-
-NN_FNS: dict[str, Any] = {
-    "engine": engine,
-    "row_sum": lambda a: reduction.row_sum(a, (1,), False),
-    "total": lambda a: reduction.row_sum(a, None, False),
-    "max_all": lambda a: reduction.row_max(a, None, False),
-    "min_all": lambda a: reduction.row_min(a, None, False),
-}
+__all__ = ["kernels", "nn_fns"]
 
 
-def kernels() -> dict[str, Any]:
+def nn_fns(front: FrontEnd) -> dict[str, Any]:
+    """The functions the shared nn kernels take: our row reductions and the engine."""
+    row_sum, row_max, row_min = (
+        reduction.reduce_launcher(front.op_info(name)) for name in ("sum", "amax", "amin")
+    )
+    return {
+        "engine": engine,
+        "row_sum": lambda a: row_sum(a, (1,), False),
+        "total": lambda a: row_sum(a, None, False),
+        "max_all": lambda a: row_max(a, None, False),
+        "min_all": lambda a: row_min(a, None, False),
+    }
+
+
+def kernels(front: FrontEnd) -> dict[str, Any]:
     """Every nn CUDA kernel, by qualified overload name."""
+    ns = Namespace(cupy.ndarray, __name__, front, asarray=cupy.asarray)
     out: dict[str, Any] = {}
-    out.update(nn.kernels(NS, NN_FNS))
-    out.update(conv.kernels(NS, {"sliding_window_view": sliding_window_view}))
+    out.update(nn.kernels(ns, nn_fns(front)))
+    out.update(conv.kernels(ns, {"sliding_window_view": sliding_window_view}))
     return rename_all(out, __name__)

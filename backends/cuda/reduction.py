@@ -1,9 +1,9 @@
 """CUDA kernels of the reductions and scans: our row kernels (``reduce.cu``).
 
-Imports: CuPy, NumPy, ``tensor``, ``backends.common`` and ``backends.cuda``'s
+Imports: CuPy, NumPy, ``backends.common`` and ``backends.cuda``'s
 ``_compile``/``_launch``/``_tables``.
 
-``reduce_launcher(name)`` is ``fn(x, axes, keepdim)`` for the shared reduction
+``reduce_launcher(op)`` is ``fn(x, axes, keepdim)`` for the shared reduction
 factory (``backends.common.reduction``, which owns the argument conventions and
 dtype rules): it moves the reduced axes last (a copy when they are not already
 last and contiguous: PyTorch reduces strided inputs in place, we pay one pass),
@@ -15,27 +15,27 @@ views the operand as [rows, cols] and picks a plan:
 Scans (cumsum, cumprod) use ``scan_rows`` the same way.  The reductions with more
 math than one operator (mean, var/std, logsumexp, norms) are composed from these and
 elementwise steps; argmax/argmin and count_nonzero are CuPy's reductions; complex
-dtypes use CuPy's as well.
+dtypes use CuPy's as well.  The launchers are built from the operators' table rows
+(which dtypes get our kernels), so ``reductions(op_info)`` makes them at registration.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import cupy
 import ml_dtypes
 import numpy as np
 
-import tensor
-
 from ..common import reduction as red
 from ..common.elementwise import Namespace
+from ..common.frontend import FrontEnd
 from . import _compile, _tables
 
-__all__ = ["REDUCTIONS", "kernels"]
+__all__ = ["kernels", "reduce_launcher", "reductions", "scan_launcher"]
 
-NS = Namespace(cupy.ndarray, __name__, asarray=cupy.asarray)
 _function = _compile.function
 _ROWS_BLOCK = (256,)
 _SCAN_BLOCK = (512,)
@@ -82,13 +82,14 @@ _CUPY_REDUCTIONS = {
 }  # fmt: skip
 
 
-def reduce_launcher(name: str) -> Any:
-    """``fn(x, axes, keepdim)`` running reduction ``name``'s row kernels (CuPy's reduction
-    for dtypes without one: complex, and half precision where the shared code does not
-    widen it first)."""
+def reduce_launcher(op: Any) -> Any:
+    """``fn(x, axes, keepdim)`` running reduction ``op``'s (its table row) row kernels
+    (CuPy's reduction for dtypes without one: complex, and half precision where the
+    shared code does not widen it first)."""
+    name = op.name
     fallback = _CUPY_REDUCTIONS[name]
     table: dict[Any, tuple[dict[str, str], Any, Any]] = {}
-    for dt in _tables.reduction_dtypes(name):
+    for dt in _tables.reduction_dtypes(op):
         _, acc, out = _tables.reduction_types(name, dt)
         table[_np_dtype(dt)] = (
             _tables.reduction_expressions(name, dt),
@@ -143,10 +144,11 @@ def _reduce(m: Any, out: Any, rows: int, cols: int, exprs: dict[str, str], acc: 
     )
 
 
-def scan_launcher(name: str) -> Any:
-    """``fn(x, axis)`` running scan ``name`` along ``axis``."""
+def scan_launcher(op: Any) -> Any:
+    """``fn(x, axis)`` running scan ``op`` (its table row) along ``axis``."""
+    name = op.name
     table = {}
-    for dt in _tables.reduction_dtypes(name):
+    for dt in _tables.reduction_dtypes(op):
         table[_np_dtype(dt)] = _tables.reduction_expressions(name, dt)["scan"]
 
     def run(x: Any, axis: int) -> Any:
@@ -169,96 +171,107 @@ def scan_launcher(name: str) -> Any:
 
 
 # -- composed reductions ----------------------------------------------------------------------
-_SUM = reduce_launcher("sum")
-_MAX = reduce_launcher("amax")
-
-
 def _count(x: Any, axes: Any) -> int:
     if axes is None:
         return int(x.size)
     return math.prod(x.shape[a] for a in axes)
 
 
-_sum = _SUM
-row_max, row_sum = _MAX, _SUM  # for backends.cuda.nn
-row_min = reduce_launcher("amin")
-
-
-def _mean(x: Any, axes: Any, keepdim: bool) -> Any:
-    return cupy.true_divide(_sum(x, axes, keepdim), _count(x, axes))
-
-
-def _var(x: Any, axes: Any, keepdim: bool, correction: Any) -> Any:
-    # Two passes (the mean, then squared deviations): as accurate as Welford here.
-    n = _count(x, axes)
-    d = x - cupy.true_divide(_sum(x, axes, True), n)
-    sq = (d.real * d.real + d.imag * d.imag) if d.dtype.kind == "c" else d * d
-    return cupy.true_divide(_sum(sq, axes, keepdim), max(n - correction, 0))
-
-
-def _logsumexp(x: Any, axes: Any, keepdim: bool) -> Any:
-    if x.size == 0:
-        return cupy.log(_sum(cupy.exp(x), axes, keepdim))
-    m = _MAX(x, axes, True)
-    m = cupy.where(cupy.isfinite(m), m, 0)
-    out = cupy.log(_sum(cupy.exp(x - m), axes, True)) + m
-    return out if keepdim else cupy.squeeze(out, axis=axes)
-
-
-def _norm(x: Any, axes: Any, keepdim: bool, p: Any) -> Any:
-    a = cupy.abs(x)
-    if p == 2:
-        return cupy.sqrt(_sum(a * a, axes, keepdim))
-    if p == 1:
-        return _sum(a, axes, keepdim)
-    if p == float("inf"):
-        return _MAX(a, axes, keepdim) if a.size else _sum(a, axes, keepdim)  # empty: 0s
-    if p == float("-inf"):
-        return cupy.min(a, axis=axes, keepdims=keepdim)
-    if p == 0:
-        return _sum((a != 0).astype(a.dtype), axes, keepdim)
-    return cupy.power(_sum(cupy.power(a, p), axes, keepdim), 1.0 / p)
-
-
 def _one(axes: Any) -> Any:
     return None if axes is None else axes[0]
 
 
-REDUCTIONS: dict[str, tuple[Any, bool]] = {
-    "sum": (_sum, True),
-    "mean": (_mean, True),
-    "prod": (reduce_launcher("prod"), True),
-    "amax": (reduce_launcher("amax"), False),
-    "amin": (reduce_launcher("amin"), False),
-    "argmax": (lambda x, axes, keepdim: cupy.argmax(x, axis=_one(axes), keepdims=keepdim), False),
-    "argmin": (lambda x, axes, keepdim: cupy.argmin(x, axis=_one(axes), keepdims=keepdim), False),
-    "all": (reduce_launcher("all"), False),
-    "any": (reduce_launcher("any"), False),
-    "logsumexp": (_logsumexp, True),
-    "count_nonzero": (lambda x, axes, keepdim: cupy.count_nonzero(x, axis=axes), False),
-    "var": (_var, True),
-    "std": (lambda x, axes, keepdim, c: cupy.sqrt(_var(x, axes, keepdim, c)), True),
-    "norm": (_norm, True),
-    "linalg_vector_norm": (_norm, True),
-    "cumsum": (scan_launcher("cumsum"), True),
-    "cumprod": (scan_launcher("cumprod"), True),
-}
-# Whole-tensor sum in one call, for the kernels' fast path (x.sum()).
-WHOLE: dict[str, Any] = {"sum": lambda x, axes: _sum(x, None, False)}
-EXTREMES: dict[str, tuple[Any, Any]] = {
-    "max": (REDUCTIONS["amax"][0], cupy.argmax),
-    "min": (REDUCTIONS["amin"][0], cupy.argmin),
-}
+def reductions(op_info: Callable[[str], Any]) -> dict[str, tuple[Any, bool]]:
+    """Each reduction's ``(fn, accumulate)`` for the shared factory, by operator name:
+    ``fn(x, axes, keepdim, *extra)`` on CuPy arrays (our row kernels for the dtypes of
+    the rows ``op_info`` gives; composed from them where the math is more than one
+    operator), and whether half precision accumulates in float32."""
+    sum_ = reduce_launcher(op_info("sum"))
+    max_ = reduce_launcher(op_info("amax"))
+
+    def mean(x: Any, axes: Any, keepdim: bool) -> Any:
+        return cupy.true_divide(sum_(x, axes, keepdim), _count(x, axes))
+
+    def var(x: Any, axes: Any, keepdim: bool, correction: Any) -> Any:
+        # Two passes (the mean, then squared deviations): as accurate as Welford here.
+        n = _count(x, axes)
+        d = x - cupy.true_divide(sum_(x, axes, True), n)
+        sq = (d.real * d.real + d.imag * d.imag) if d.dtype.kind == "c" else d * d
+        return cupy.true_divide(sum_(sq, axes, keepdim), max(n - correction, 0))
+
+    def logsumexp(x: Any, axes: Any, keepdim: bool) -> Any:
+        if x.size == 0:
+            return cupy.log(sum_(cupy.exp(x), axes, keepdim))
+        m = max_(x, axes, True)
+        m = cupy.where(cupy.isfinite(m), m, 0)
+        out = cupy.log(sum_(cupy.exp(x - m), axes, True)) + m
+        return out if keepdim else cupy.squeeze(out, axis=axes)
+
+    def norm(x: Any, axes: Any, keepdim: bool, p: Any) -> Any:
+        a = cupy.abs(x)
+        if p == 2:
+            return cupy.sqrt(sum_(a * a, axes, keepdim))
+        if p == 1:
+            return sum_(a, axes, keepdim)
+        if p == float("inf"):
+            return max_(a, axes, keepdim) if a.size else sum_(a, axes, keepdim)  # empty: 0s
+        if p == float("-inf"):
+            return cupy.min(a, axis=axes, keepdims=keepdim)
+        if p == 0:
+            return sum_((a != 0).astype(a.dtype), axes, keepdim)
+        return cupy.power(sum_(cupy.power(a, p), axes, keepdim), 1.0 / p)
+
+    def argmax(x: Any, axes: Any, keepdim: bool) -> Any:
+        return cupy.argmax(x, axis=_one(axes), keepdims=keepdim)
+
+    def argmin(x: Any, axes: Any, keepdim: bool) -> Any:
+        return cupy.argmin(x, axis=_one(axes), keepdims=keepdim)
+
+    def count_nonzero(x: Any, axes: Any, keepdim: bool) -> Any:
+        return cupy.count_nonzero(x, axis=axes)
+
+    def std(x: Any, axes: Any, keepdim: bool, c: Any) -> Any:
+        return cupy.sqrt(var(x, axes, keepdim, c))
+
+    return {
+        "sum": (sum_, True),
+        "mean": (mean, True),
+        "prod": (reduce_launcher(op_info("prod")), True),
+        "amax": (reduce_launcher(op_info("amax")), False),
+        "amin": (reduce_launcher(op_info("amin")), False),
+        "argmax": (argmax, False),
+        "argmin": (argmin, False),
+        "all": (reduce_launcher(op_info("all")), False),
+        "any": (reduce_launcher(op_info("any")), False),
+        "logsumexp": (logsumexp, True),
+        "count_nonzero": (count_nonzero, False),
+        "var": (var, True),
+        "std": (std, True),
+        "norm": (norm, True),
+        "linalg_vector_norm": (norm, True),
+        "cumsum": (scan_launcher(op_info("cumsum")), True),
+        "cumprod": (scan_launcher(op_info("cumprod")), True),
+    }
 
 
-def kernels() -> dict[str, Any]:
+def kernels(front: FrontEnd) -> dict[str, Any]:
+    """Every reduction and scan CUDA kernel, by qualified overload name."""
+    ns = Namespace(cupy.ndarray, __name__, front, asarray=cupy.asarray)
+    table = reductions(front.op_info)
+    sum_ = table["sum"][0]
+    # Whole-tensor sum in one call, for the kernels' fast path (x.sum()).
+    whole = {"sum": lambda x, axes: sum_(x, None, False)}
     out: dict[str, Any] = {}
-    for name, (fn, accumulate) in REDUCTIONS.items():
+    for name, (fn, accumulate) in table.items():
         out[name] = red.reduction(
-            tensor.op_info(name), fn, NS, accumulate=accumulate, whole=WHOLE.get(name)
+            front.op_info(name), fn, ns, accumulate=accumulate, whole=whole.get(name)
         )
-    for name, (whole, index) in EXTREMES.items():
-        op = tensor.op_info(name)
-        out[name] = red.max_min_all(op, whole, NS)
-        out[f"{name}.dim"] = red.max_min_dim(op, index, NS)
+    # max(self) / min(self) / max.dim / min.dim: (whole-tensor fn, index fn along an axis).
+    for name, (whole_fn, index) in (
+        ("max", (table["amax"][0], cupy.argmax)),
+        ("min", (table["amin"][0], cupy.argmin)),
+    ):
+        op = front.op_info(name)
+        out[name] = red.max_min_all(op, whole_fn, ns)
+        out[f"{name}.dim"] = red.max_min_dim(op, index, ns)
     return out

@@ -35,11 +35,10 @@ from cupy.lib.stride_tricks import as_strided
 
 from ..common import indexing, joining, sorting, variants, views
 from ..common.elementwise import Namespace, rename_all
+from ..common.frontend import FrontEnd
 from . import _compile, _tables
 
-__all__ = ["INDEX_FNS", "NS", "VIEW_FNS", "kernels"]
-
-NS = Namespace(cupy.ndarray, __name__, asarray=cupy.asarray)
+__all__ = ["INDEX_FNS", "VIEW_FNS", "kernels"]
 
 
 def _reshape(x: Any, shape: tuple[int, ...], copy: bool | None) -> Any:
@@ -138,12 +137,13 @@ def _add_at(x: Any, key: tuple[Any, ...], values: Any) -> None:
 INDEX_FNS: dict[str, Any] = {"add_at": _add_at, "multiply_at": _multiply_at}
 
 
-def kernels() -> dict[str, Any]:
+def kernels(front: FrontEnd) -> dict[str, Any]:
     """Every shape-family CUDA kernel, by qualified overload name."""
+    ns = Namespace(cupy.ndarray, __name__, front, asarray=cupy.asarray)
     out: dict[str, Any] = {}
-    out.update(views.kernels(VIEW_FNS))
-    out.update(variants.mutation_kernels(meta=False))
-    out.update(indexing.kernels(NS, INDEX_FNS))
-    out.update(joining.kernels(NS, {"diag": cupy.diag, "concat": cupy.concatenate}))
-    out.update(sorting.kernels(NS))
+    out.update(views.kernels(front, VIEW_FNS))
+    out.update(variants.mutation_kernels(front, meta=False))
+    out.update(indexing.kernels(ns, INDEX_FNS))
+    out.update(joining.kernels(ns, {"diag": cupy.diag, "concat": cupy.concatenate}))
+    out.update(sorting.kernels(ns))
     return rename_all(out, __name__)

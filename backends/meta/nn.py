@@ -9,15 +9,15 @@ from typing import Any
 
 from ..common import conv, nn
 from ..common.elementwise import MetaNamespace, rename_all
+from ..common.frontend import FrontEnd
 
-__all__ = ["NS", "kernels"]
-
-NS = MetaNamespace(__name__)
+__all__ = ["kernels"]
 
 
-def kernels() -> dict[str, Any]:
+def kernels(front: FrontEnd) -> dict[str, Any]:
     """Every nn Meta kernel, by qualified overload name."""
+    ns = MetaNamespace(__name__, front)
     out: dict[str, Any] = {}
-    out.update(nn.kernels(NS, {}))
-    out.update(conv.kernels(NS, {}))
+    out.update(nn.kernels(ns, {}))
+    out.update(conv.kernels(ns, {}))
     return rename_all(out, __name__)

@@ -1,6 +1,6 @@
 """Meta kernels of the reductions and scans: the shared kernels, on shapes only.
 
-Imports: ``dispatch``, ``tensor`` and ``backends.common``.
+Imports: ``backends.common`` and ``backends.cpu.reduction`` (its table of operators).
 
 The argument handling, dtype rules and shape rules are those of the CPU kernels
 (``backends.common.reduction``); only the array function differs: here it maps
@@ -11,63 +11,45 @@ from __future__ import annotations
 
 from typing import Any
 
-import tensor
-from dispatch import Library
-from tensor import MetaArray, Tensor
-
 from ..common import reduction as red
 from ..common import shapes
 from ..common.elementwise import MetaNamespace
+from ..common.frontend import FrontEnd
 from ..cpu.reduction import EXTREMES, REDUCTIONS
 
-__all__ = ["register"]
-
-NS = MetaNamespace(__name__)
-_make = Tensor._make
+__all__ = ["kernels"]
 
 
-def _reduced(x: Any, axes: Any, keepdim: bool, *extra: Any) -> MetaArray:
-    return MetaArray(shapes.reduced_shape(tuple(x.shape), axes, keepdim), x.dtype)
+def kernels(front: FrontEnd) -> dict[str, Any]:
+    """Every reduction and scan Meta kernel, by qualified overload name."""
+    ns = MetaNamespace(__name__, front)
+    meta_array, make_meta, int64 = front.MetaArray, front.make_meta, front.int64
 
+    def reduced(x: Any, axes: Any, keepdim: bool, *extra: Any) -> Any:
+        # argmax(keepdim=True) without a dim keeps every dim as 1, like NumPy and PyTorch.
+        return meta_array(shapes.reduced_shape(tuple(x.shape), axes, keepdim), x.dtype)
 
-def _argreduced(x: Any, axes: Any, keepdim: bool) -> MetaArray:
-    # argmax(keepdim=True) without a dim keeps every dim as 1, like NumPy and PyTorch.
-    return _reduced(x, axes, keepdim)
+    def scanned(x: Any, axis: int) -> Any:
+        return meta_array(tuple(x.shape), x.dtype)
 
+    def count(x: Any, axes: Any, keepdim: bool) -> Any:
+        return reduced(x, axes, False)
 
-def _scanned(x: Any, axis: int) -> MetaArray:
-    return MetaArray(tuple(x.shape), x.dtype)
+    def max_min_dim(op: Any) -> Any:
+        def kernel(self: Any, dim: Any, keepdim: bool = False) -> Any:
+            p = red.plan(front, op, self, dim, keepdim)
+            dev = self._device
+            return make_meta(p.shape, p.odt, dev), make_meta(p.shape, int64, dev)
 
+        kernel.__name__ = kernel.__qualname__ = f"{op.name}_dim"
+        return kernel
 
-def _count(x: Any, axes: Any, keepdim: bool) -> MetaArray:
-    return _reduced(x, axes, False)
-
-
-def max_min_dim(op: Any) -> Any:
-    def kernel(self: Any, dim: Any, keepdim: bool = False) -> Any:
-        p = red.plan(op, self, dim, keepdim)
-        dev = self._device
-        return (
-            _make(MetaArray(p.shape, p.odt.numpy_dtype), p.odt, dev),
-            _make(MetaArray(p.shape, tensor.int64.numpy_dtype), tensor.int64, dev),
-        )
-
-    kernel.__name__ = kernel.__qualname__ = f"{op.name}_dim"
-    return kernel
-
-
-def kernels() -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, (_, accumulate) in REDUCTIONS.items():
-        fn = {"cumsum": _scanned, "cumprod": _scanned, "count_nonzero": _count}.get(name, _reduced)
-        out[name] = red.reduction(tensor.op_info(name), fn, NS, accumulate=accumulate)
+        fn = {"cumsum": scanned, "cumprod": scanned, "count_nonzero": count}.get(name, reduced)
+        out[name] = red.reduction(front.op_info(name), fn, ns, accumulate=accumulate)
     for name in EXTREMES:
-        op = tensor.op_info(name)
-        out[name] = red.max_min_all(op, _reduced, NS)
+        op = front.op_info(name)
+        out[name] = red.max_min_all(op, reduced, ns)
         out[f"{name}.dim"] = max_min_dim(op)
     return out
-
-
-def register(lib: Library) -> None:
-    for qualname, kernel in kernels().items():
-        lib.impl(qualname, kernel, "Meta")

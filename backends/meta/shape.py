@@ -1,6 +1,6 @@
 """Meta kernels of the shape, view, indexing, joining and sorting operators.
 
-Imports: ``tensor`` and ``backends.common``.
+Imports: ``backends.common``.
 
 The same kernels as the CPU's (``backends.common``), given meta arrays: a
 ``MetaArray`` has strides and a storage, and does views the way NumPy does, so
@@ -14,10 +14,10 @@ from typing import Any
 
 from ..common import indexing, joining, sorting, variants, views
 from ..common.elementwise import MetaNamespace, rename_all
+from ..common.frontend import FrontEnd
 
-__all__ = ["NS", "VIEW_FNS", "kernels"]
+__all__ = ["VIEW_FNS", "kernels"]
 
-NS = MetaNamespace(__name__)
 VIEW_FNS: dict[str, Any] = {
     "reshape": lambda x, shape, copy: x.reshape(shape, copy=copy),
     "broadcast_to": lambda x, shape: x.broadcast_to(shape),
@@ -25,12 +25,13 @@ VIEW_FNS: dict[str, Any] = {
 }
 
 
-def kernels() -> dict[str, Any]:
+def kernels(front: FrontEnd) -> dict[str, Any]:
     """Every shape-family Meta kernel, by qualified overload name."""
+    ns = MetaNamespace(__name__, front)
     out: dict[str, Any] = {}
-    out.update(views.kernels(VIEW_FNS))
-    out.update(variants.mutation_kernels(meta=True))
-    out.update(indexing.kernels(NS, {}))
-    out.update(joining.kernels(NS, {}))
-    out.update(sorting.kernels(NS))
+    out.update(views.kernels(front, VIEW_FNS))
+    out.update(variants.mutation_kernels(front, meta=True))
+    out.update(indexing.kernels(ns, {}))
+    out.update(joining.kernels(ns, {}))
+    out.update(sorting.kernels(ns))
     return rename_all(out, __name__)

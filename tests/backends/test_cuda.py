@@ -14,6 +14,7 @@ import pytest
 
 import backends.cuda as cuda
 import tensor as tt
+from tensor._frontend import FRONT
 
 needs_gpu = pytest.mark.skipif(
     not cuda.is_available(), reason=f"no CUDA device: {cuda.unavailable_reason()}"
@@ -31,7 +32,7 @@ def test_probe_answers_without_raising() -> None:
     assert isinstance(cuda.is_available(), bool)
     assert cuda.device_count() >= 0
     cuda.synchronize()  # a no-op without a GPU
-    cuda.register()  # a no-op without a GPU, once with one
+    cuda.register(FRONT)  # a no-op without a GPU, once with one
 
 
 @pytest.mark.skipif(cuda.is_available(), reason="a CUDA device is present")

@@ -4,7 +4,7 @@ Runs in the ordinary suite, without a GPU: for each ``.cu`` file of backends/cud
 two architectures (sm_90, Hopper, and sm_75, Turing: the oldest with the bfloat16 and
 16-bit atomics our kernels use through CUDA 13), a translation unit includes the
 source and takes the address of every instance ``backends.cuda._tables.instances()``
-lists (which instantiates each template for each dtype the Python launchers can ask
+lists (for the operator table of ``tensor``) (which instantiates each template for each dtype the Python launchers can ask
 for), and ``nvcc`` compiles it to a cubin.  Skipped, saying so, without ``nvcc``.
 
 The sources are compiled with the same flags CuPy's NVRTC gets (``-std=c++17`` and
@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+import tensor
 from backends.cuda import _tables
 
 CUDA_DIR = Path(_tables.__file__).resolve().parent
@@ -29,7 +30,7 @@ NVCC = shutil.which("nvcc")
 
 
 def test_every_source_has_instances_and_every_instance_a_source() -> None:
-    instances = _tables.instances()
+    instances = _tables.instances(tensor.op_info)
     assert sorted(instances) == SOURCES, "a .cu file without instances, or the reverse"
     for source, names in instances.items():
         assert names, f"{source}: no instances"
@@ -46,7 +47,7 @@ def test_every_raw_elementwise_op_is_an_operator_with_its_cpu_kernel() -> None:
     composed = {"rsub", "isclose"}
     assert cpu_ops - raw == composed, sorted(cpu_ops - raw)
     for name in raw:
-        assert _tables.raw_dtypes(name), f"{name}: no dtype reaches its raw kernel"
+        assert _tables.raw_dtypes(tensor.op_info(name)), f"{name}: no dtype reaches its raw kernel"
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -54,7 +55,7 @@ def test_every_raw_elementwise_op_is_an_operator_with_its_cpu_kernel() -> None:
 def test_source_compiles(source: str, arch: str, tmp_path: Path) -> None:
     if NVCC is None:
         pytest.skip("nvcc not found on PATH: install the CUDA toolkit to compile-check kernels")
-    names = _tables.instances()[source]
+    names = _tables.instances(tensor.op_info)[source]
     unit = tmp_path / f"check_{source}"
     keep = ",\n    ".join(f"(const void*)&{name}" for name in names)
     unit.write_text(

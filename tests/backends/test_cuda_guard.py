@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import tensor as tt
+from tensor._frontend import FRONT
 
 
 class _Device(contextlib.nullcontext):  # type: ignore[type-arg]
@@ -55,13 +56,13 @@ def on(device: str, data: Any) -> tt.Tensor:
 
 def test_one_device_passes_unchanged(runtime: Any) -> None:
     a, b = on("cuda:0", [1.0, 2.0]), on("cuda:0", [3.0, 4.0])
-    dev, moved = runtime._scan("add.Tensor", (a, b))
+    dev, moved = runtime._scan(FRONT, "add.Tensor", (a, b))
     assert dev == tt.device("cuda:0") and moved is None
 
 
 def test_zero_dim_cpu_tensor_moves_to_the_device(runtime: Any) -> None:
     a, s = on("cuda:0", [1.0, 2.0]), on("cpu", 2.0)
-    dev, moved = runtime._scan("mul.Tensor", (a, s))
+    dev, moved = runtime._scan(FRONT, "mul.Tensor", (a, s))
     assert dev == tt.device("cuda:0")
     assert moved is not None and moved[0] is a
     assert moved[1].device == tt.device("cuda:0") and float(moved[1].array) == 2.0
@@ -70,7 +71,7 @@ def test_zero_dim_cpu_tensor_moves_to_the_device(runtime: Any) -> None:
 def test_cpu_tensor_with_dims_names_both_devices(runtime: Any) -> None:
     a, b = on("cpu", [1.0, 2.0]), on("cuda:0", [3.0, 4.0])
     with pytest.raises(RuntimeError) as info:
-        runtime._scan("add.Tensor", (a, b))
+        runtime._scan(FRONT, "add.Tensor", (a, b))
     message = str(info.value)
     assert message.startswith("add(): Expected all tensors to be on the same device")
     assert "cuda:0 (argument 'other')" in message and "cpu (argument 'self')" in message
@@ -78,18 +79,18 @@ def test_cpu_tensor_with_dims_names_both_devices(runtime: Any) -> None:
 
 def test_two_cuda_devices_name_both(runtime: Any) -> None:
     with pytest.raises(RuntimeError, match=r"cuda:0 \(argument 'self'\) and cuda:1 \(argument"):
-        runtime._scan("add.Tensor", (on("cuda:0", [1.0]), on("cuda:1", [1.0])))
+        runtime._scan(FRONT, "add.Tensor", (on("cuda:0", [1.0]), on("cuda:1", [1.0])))
 
 
 def test_tensors_inside_lists_are_checked(runtime: Any) -> None:
     with pytest.raises(RuntimeError, match="same device"):
-        runtime._scan("cat", ([on("cuda:0", [1.0]), on("cpu", [1.0])],))
+        runtime._scan(FRONT, "cat", ([on("cuda:0", [1.0]), on("cpu", [1.0])],))
 
 
 def test_indexing_moves_cpu_index_tensors(runtime: Any) -> None:
     x = on("cuda:0", [[1.0, 2.0], [3.0, 4.0]])
     idx = tt.tensor([1, 0])
-    dev, moved = runtime._scan("index.Tensor", (x, [None, idx]))
+    dev, moved = runtime._scan(FRONT, "index.Tensor", (x, [None, idx]))
     assert dev == tt.device("cuda:0") and moved is not None
     assert moved[1][0] is None and moved[1][1].device == tt.device("cuda:0")
     assert moved[1][1].dtype is tt.int64
@@ -102,7 +103,7 @@ def test_guard_runs_the_kernel_with_moved_arguments(runtime: Any) -> None:
         seen.append((x.device, y.device))
         return "ran"
 
-    guarded = runtime.guard(kernel, "mul.Tensor", multi_device=False)
+    guarded = runtime.guard(FRONT, kernel, "mul.Tensor", multi_device=False)
     assert guarded(on("cuda:0", [1.0]), on("cpu", 3.0)) == "ran"
     assert seen == [(tt.device("cuda:0"), tt.device("cuda:0"))]
     assert guarded.__wrapped__ is kernel

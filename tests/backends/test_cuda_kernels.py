@@ -11,7 +11,8 @@ import importlib.util
 
 import pytest
 
-import tensor  # noqa: F401  (the operator table, before the backends)
+import tensor
+from tensor._frontend import FRONT
 
 pytestmark = [
     pytest.mark.cuda,
@@ -23,8 +24,8 @@ FAMILIES = ["elementwise", "reduction", "shape", "nn", "linalg"]
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_cuda_covers_every_cpu_kernel(family: str) -> None:
-    cpu = importlib.import_module(f"backends.cpu.{family}").kernels()
-    cuda = importlib.import_module(f"backends.cuda.{family}").kernels()
+    cpu = importlib.import_module(f"backends.cpu.{family}").kernels(FRONT)
+    cuda = importlib.import_module(f"backends.cuda.{family}").kernels(FRONT)
     assert set(cuda) == set(cpu), (
         f"missing on CUDA: {sorted(set(cpu) - set(cuda))}; only on CUDA: "
         f"{sorted(set(cuda) - set(cpu))}"
@@ -36,9 +37,10 @@ def test_raw_launchers_request_only_compiled_instances() -> None:
 
     compiled = set(_tables.instances()["elementwise.cu"])
     for name, functor in _tables.UNARY.items():
-        launch = elementwise.unary(name, functor, None)
+        op = tensor.op_info(name)
+        launch = elementwise.unary(op, functor, None)
         assert callable(launch)
-        for cdt, odt in _tables.raw_dtypes(name):
+        for cdt, odt in _tables.raw_dtypes(op):
             assert set(_tables.unary_expressions(functor, cdt, odt).values()) <= compiled
 
 
@@ -48,4 +50,4 @@ def test_cuda_kernels_take_omitted_defaults(family: str) -> None:
     default (``x.sum()``), so each kernel must carry its schema's defaults."""
     from tests.backends.test_kernel_signatures import check_defaults
 
-    check_defaults(importlib.import_module(f"backends.cuda.{family}").kernels())
+    check_defaults(importlib.import_module(f"backends.cuda.{family}").kernels(FRONT))
