@@ -15,7 +15,7 @@ from backends.common.frontend import FrontEnd
 from . import _convert, _dtype, _promotion, _random
 from ._device import canonical, device
 from ._layout import infer_size
-from ._optable import OP_TABLE, by_name
+from .optable import OP_TABLE, by_name
 from ._tensor import Tensor
 
 __all__ = ["FRONT"]
