@@ -54,6 +54,21 @@ _NUMBER_KIND = {bool: 0, int: 1, float: 2, complex: 3}
 
 _NAMESPACES: dict[type, Any] = {}
 
+# Note [Default math]
+# ~~~~~~~~~~~~~~~~~~~
+# An elementwise row computes, unless its backend lists an override (PyTorch's
+# semantics where the library's differ, a faster spelling), with the array API's
+# function of its name: the raw library's when it has one under that name (NumPy 2 and
+# CuPy carry the standard's names, and looking there keeps array_api_compat out of
+# ``import tensor``: Note [Lazy array namespace]), else array_api_compat's.  A new
+# elementwise operator with a standard function is therefore its row and its test row.
+# Rows that PyTorch names otherwise than the standard are mapped here, once.
+STANDARD_NAMES = {
+    "neg": "negative", "mul": "multiply", "sub": "subtract", "div": "divide",
+    "eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
+    "ge": "greater_equal", "bitwise_not": "bitwise_invert",
+}  # fmt: skip
+
 
 def namespace_of(array_type: type) -> Any:
     """The array-API namespace of an array type (array_api_compat's), made once per type.
@@ -124,6 +139,19 @@ class Namespace:
         self.ndarray = array_type
         self.asarray = asarray if asarray is not None else self.xp.asarray
         self._cast = front.cast_array
+
+    def math(self, name: str) -> Any:
+        """The default math of elementwise row ``name``: Note [Default math]."""
+        std = STANDARD_NAMES.get(name, name)
+        fn = getattr(self.lib, std, None)
+        if fn is None:
+            fn = getattr(self.xp, std, None)
+        if fn is None:
+            raise LookupError(
+                f"elementwise operator {name!r}: neither {self.lib.__name__} nor the array-API "
+                f"namespace has a function {std!r}; give the row an override in {self.module}"
+            )
+        return fn
 
     def finish(self, out: Any, odt: Any) -> Any:
         """``out`` as an array of the result dtype (slow path of the check kernels inline)."""

@@ -185,6 +185,16 @@ class Formulas:
         ):
             raise errors.zero_division(op)
 
+    def logaddexp(self, x: Any, y: Any) -> Any:
+        """NumPy's for real dtypes (it has no complex one); PyTorch's for complex: the
+        operand with the larger real part plus log1p(exp(other - it))."""
+        xp = self.xp
+        if x.dtype.kind != "c":
+            return xp.logaddexp(x, y)
+        first = xp.real(x) >= xp.real(y)
+        hi, lo = xp.where(first, x, y), xp.where(first, y, x)
+        return hi + xp.log1p(xp.exp(lo - hi))
+
     def floor_divide(self, x: Any, y: Any) -> Any:
         self._check_divisor("floor_divide", x, y)
         return self.xp.floor_divide(x, y)

@@ -2,11 +2,10 @@
 
 Imports: NumPy, ``dispatch`` (the schema parser) and ``backends.common``.
 
-``UNARY`` maps a one-tensor operator to its array function, ``BINARY`` a
-two-operand operator to its array function and whether it takes extra
-arguments; the factories in ``backends.common.elementwise`` turn each row into
-the kernels of every overload.  A new unary operator is one row here (and one
-in the front end's operator table).
+Every unary and binary row of the operator table gets its kernels here, made by the
+factories of ``backends.common.elementwise``; the math is the row's NumPy / array-API
+function (Note [Default math]) unless ``UNARY``, ``UNARY_ARGS`` or ``BINARY`` list an
+override: PyTorch's semantics where NumPy's differ, or a faster spelling.
 """
 
 from __future__ import annotations
@@ -27,47 +26,20 @@ __all__ = ["BINARY", "UNARY", "kernels"]
 
 F = Formulas(np)
 
+# Overrides of the default math (Note [Default math] in backends.common.elementwise: the
+# row's name in NumPy, else in the array API): PyTorch's semantics where NumPy's differ.
 UNARY: dict[str, Any] = {
-    "neg": np.negative,
-    "abs": np.absolute,
-    "sign": F.sign,
-    "exp": np.exp,
-    "exp2": np.exp2,
-    "expm1": np.expm1,
-    "log": np.log,
-    "log2": np.log2,
-    "log10": np.log10,
-    "log1p": np.log1p,
-    "sqrt": np.sqrt,
+    "sign": F.sign,  # complex sign is z / |z|
     "rsqrt": F.rsqrt,
-    "square": np.square,
-    "reciprocal": np.reciprocal,
-    "sin": np.sin,
-    "cos": np.cos,
-    "tan": np.tan,
-    "asin": np.arcsin,
-    "acos": np.arccos,
-    "atan": np.arctan,
-    "sinh": np.sinh,
-    "cosh": np.cosh,
-    "tanh": np.tanh,
-    "asinh": np.arcsinh,
-    "acosh": np.arccosh,
-    "atanh": np.arctanh,
     "sigmoid": F.sigmoid,
     "relu": F.relu,
     "silu": F.silu,
     "erf": F.erf,
     "erfc": F.erfc,
-    "floor": F.same_if_int(np.floor),
+    "floor": F.same_if_int(np.floor),  # integers come back as they are
     "ceil": F.same_if_int(np.ceil),
     "trunc": F.same_if_int(np.trunc),
     "frac": F.frac,
-    "logical_not": np.logical_not,
-    "bitwise_not": np.invert,
-    "isnan": np.isnan,
-    "isinf": np.isinf,
-    "isfinite": np.isfinite,
 }
 # One-tensor operators with extra arguments: fn(x, compute_dtype, *args, **kwargs).
 UNARY_ARGS: dict[str, Any] = {
@@ -76,36 +48,19 @@ UNARY_ARGS: dict[str, Any] = {
     "softplus": F.softplus,
     "nan_to_num": F.nan_to_num,
 }
-# Two-operand operators: (fn, extra).  extra: fn(x, y, compute_dtype, *args, **kwargs).
+# Two-operand overrides: (fn, extra).  extra: fn(x, y, compute_dtype, *args, **kwargs).
 BINARY: dict[str, tuple[Any, bool]] = {
     "add": (F.add, True),
     "sub": (F.sub, True),
     "rsub": (F.rsub, True),
-    "mul": (operator.mul, False),
+    "mul": (operator.mul, False),  # ndarray.__mul__: the ufunc without its argument parsing
     "div": (F.div, True),
-    "floor_divide": (F.floor_divide, False),
+    "floor_divide": (F.floor_divide, False),  # integer division by zero raises
     "remainder": (F.remainder, False),
     "fmod": (F.fmod, False),
     "pow": (F.pow, False),
-    "maximum": (np.maximum, False),
-    "minimum": (np.minimum, False),
-    "atan2": (np.arctan2, False),
-    "hypot": (np.hypot, False),
-    "eq": (np.equal, False),
-    "ne": (np.not_equal, False),
-    "lt": (np.less, False),
-    "le": (np.less_equal, False),
-    "gt": (np.greater, False),
-    "ge": (np.greater_equal, False),
-    "logical_and": (np.logical_and, False),
-    "logical_or": (np.logical_or, False),
-    "logical_xor": (np.logical_xor, False),
-    "bitwise_and": (np.bitwise_and, False),
-    "bitwise_or": (np.bitwise_or, False),
-    "bitwise_xor": (np.bitwise_xor, False),
-    "bitwise_left_shift": (np.left_shift, False),
-    "bitwise_right_shift": (np.right_shift, False),
     "isclose": (F.isclose, True),
+    "logaddexp": (F.logaddexp, False),  # complex: PyTorch's (NumPy has none)
 }
 # With alpha left at 1, add and sub are one ufunc call (see ew.binary_alpha).  The Python
 # operators (ndarray.__add__ ...) run the same ufuncs, with the same NumPy 2 rules for
@@ -119,18 +74,17 @@ def kernels(front: FrontEnd) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for op in front.op_table:
         if op.family == "unary":
-            fn = UNARY.get(op.name)
-            if fn is not None:
-                out[op.name] = ew.unary(op, fn, ns)
-            elif op.name in UNARY_ARGS:
+            if op.name in UNARY_ARGS:
                 out[op.name] = ew.unary_args(op, UNARY_ARGS[op.name], ns)
+            else:
+                out[op.name] = ew.unary(op, UNARY.get(op.name) or ns.math(op.name), ns)
             continue
         if op.family == "ternary":
             out.update(ternary.kernels(op, ns))
             continue
-        if op.family != "binary" or op.name not in BINARY:
+        if op.family != "binary":
             continue
-        fn, extra = BINARY[op.name]
+        fn, extra = BINARY.get(op.name) or (ns.math(op.name), False)
         for text in op.schemas:
             schema = parse_schema(text)
             overload = schema.overload_name or "default"

@@ -61,28 +61,17 @@ def _truth(fn: Any) -> Any:
     return logical
 
 
-# What runs where a raw kernel does not (complex dtypes, integer pow): CuPy's kernels.
+# What runs where a raw kernel does not (complex dtypes, integer pow, rows without a raw
+# kernel): the default math (Note [Default math]: CuPy's function of the row's name), but
+# for these overrides.
 FALLBACK: dict[str, Any] = {
-    "neg": cupy.negative, "abs": cupy.absolute, "sign": F.sign, "exp": cupy.exp,
-    "exp2": cupy.exp2, "expm1": cupy.expm1, "log": cupy.log, "log2": cupy.log2,
-    "log10": cupy.log10, "log1p": cupy.log1p, "sqrt": cupy.sqrt, "rsqrt": F.rsqrt,
-    "square": cupy.square, "reciprocal": cupy.reciprocal, "sin": cupy.sin, "cos": cupy.cos,
-    "tan": cupy.tan, "asin": cupy.arcsin, "acos": cupy.arccos, "atan": cupy.arctan,
-    "sinh": cupy.sinh, "cosh": cupy.cosh, "tanh": cupy.tanh, "asinh": cupy.arcsinh,
-    "acosh": cupy.arccosh, "atanh": cupy.arctanh, "sigmoid": F.sigmoid, "relu": F.relu,
-    "silu": F.silu, "erf": None, "erfc": None, "floor": F.same_if_int(cupy.floor),
+    "sign": F.sign, "rsqrt": F.rsqrt, "sigmoid": F.sigmoid, "relu": F.relu, "silu": F.silu,
+    "erf": None, "erfc": None, "floor": F.same_if_int(cupy.floor),
     "ceil": F.same_if_int(cupy.ceil), "trunc": F.same_if_int(cupy.trunc), "frac": F.frac,
-    "logical_not": _truth(cupy.logical_not), "bitwise_not": cupy.invert, "isnan": cupy.isnan,
-    "isinf": cupy.isinf, "isfinite": cupy.isfinite,
-    "add": cupy.add, "sub": cupy.subtract, "mul": cupy.multiply, "div": cupy.true_divide,
-    "floor_divide": F.floor_divide, "remainder": F.remainder, "fmod": F.fmod, "pow": F.pow,
-    "maximum": cupy.maximum, "minimum": cupy.minimum, "atan2": cupy.arctan2,
-    "hypot": cupy.hypot, "eq": cupy.equal, "ne": cupy.not_equal, "lt": cupy.less,
-    "le": cupy.less_equal, "gt": cupy.greater, "ge": cupy.greater_equal,
-    "logical_and": _truth(cupy.logical_and), "logical_or": _truth(cupy.logical_or),
-    "logical_xor": _truth(cupy.logical_xor), "bitwise_and": cupy.bitwise_and,
-    "bitwise_or": cupy.bitwise_or, "bitwise_xor": cupy.bitwise_xor,
-    "bitwise_left_shift": cupy.left_shift, "bitwise_right_shift": cupy.right_shift,
+    "logical_not": _truth(cupy.logical_not), "logical_and": _truth(cupy.logical_and),
+    "logical_or": _truth(cupy.logical_or), "logical_xor": _truth(cupy.logical_xor),
+    "div": cupy.true_divide, "floor_divide": F.floor_divide, "remainder": F.remainder,
+    "fmod": F.fmod, "pow": F.pow, "logaddexp": F.logaddexp,
 }  # fmt: skip
 # Operators with extra arguments (fn(x, y, compute_dtype, *args)): the shared formulas.
 EXTRA: dict[str, Any] = {
@@ -263,22 +252,28 @@ def kernels(front: FrontEnd) -> dict[str, Any]:
     """Every elementwise CUDA kernel, by qualified overload name (``"add.Tensor"``)."""
     ns = ew.Namespace(cupy.ndarray, __name__, front, asarray=cupy.asarray)
     out: dict[str, Any] = {}
+
+    def fallback(name: str) -> Any:
+        return FALLBACK[name] if name in FALLBACK else ns.math(name)
+
     raw_binary = {
-        name: binary(front.op_info(name), functor, FALLBACK[name])
+        name: binary(front.op_info(name), functor, fallback(name))
         for name, functor in _tables.BINARY.items()
     }
     for op in front.op_table:
         if op.family == "unary":
             if op.name in _tables.UNARY:
-                fn = unary(op, _tables.UNARY[op.name], FALLBACK[op.name])
+                fn = unary(op, _tables.UNARY[op.name], fallback(op.name))
                 out[op.name] = ew.unary(op, fn, ns)
             elif op.name in _tables.UNARY_PARAMS:
                 out[op.name] = ew.unary_args(op, _params(op), ns)
+            else:  # no raw kernel: CuPy's
+                out[op.name] = ew.unary(op, fallback(op.name), ns)
             continue
         if op.family == "ternary":
             out.update(ternary.kernels(op, ns))
             continue
-        if op.family != "binary" or (op.name not in raw_binary and op.name not in EXTRA):
+        if op.family != "binary":
             continue
         for text in op.schemas:
             schema = parse_schema(text)
@@ -287,7 +282,9 @@ def kernels(front: FrontEnd) -> dict[str, Any]:
             first, second = schema.arguments[0], schema.arguments[1]
             raw = raw_binary.get(op.name)
             if first.type.tensor_kind is None:  # pow.Scalar, remainder.Scalar_Tensor
-                out[qualname] = ew.binary_reversed(op, raw or EXTRA[op.name], ns, overload)
+                out[qualname] = ew.binary_reversed(
+                    op, raw or EXTRA.get(op.name) or fallback(op.name), ns, overload
+                )
                 continue
             names = (first.name, second.name)
             scalar = second.type.tensor_kind is None
@@ -311,7 +308,6 @@ def kernels(front: FrontEnd) -> dict[str, Any]:
                     op, raw_binary[op.name], general, ns, overload, scalar=scalar, names=names
                 )
                 continue
-            out[qualname] = ew.binary(
-                op, raw_binary[op.name], ns, overload, scalar=scalar, names=names
-            )
+            fn = raw_binary[op.name] if raw is not None else fallback(op.name)  # no raw kernel
+            out[qualname] = ew.binary(op, fn, ns, overload, scalar=scalar, names=names)
     return out

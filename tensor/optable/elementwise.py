@@ -183,6 +183,12 @@ def _hypot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     return _t(g * x / out, x), _t(g * y / out, y)
 
 
+@saves("self", "other", "result")
+def _logaddexp(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    x, y = a["self"], a["other"]
+    return _t(g * core.exp(x - out), x), _t(g * core.exp(y - out), y)
+
+
 _ARITHMETIC: tuple[OpInfo, ...] = (
     _binary(
         "add", extra=_ALPHA, dunders=("__add__",), rdunders=("__radd__",),
@@ -237,6 +243,7 @@ _ARITHMETIC: tuple[OpInfo, ...] = (
         "atan2", REAL, to_float, grad=_atan2, autocast={"cuda": "promote"}, inplace=InPlace()
     ),
     _tensor_only("hypot", FLOATS, grad=_hypot, inplace=InPlace()),
+    _tensor_only("logaddexp", INEXACT, grad=_logaddexp),
 )  # fmt: skip
 
 

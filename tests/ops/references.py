@@ -46,6 +46,17 @@ def nan_to_num(x: np.ndarray) -> Any:
     return np.nan_to_num(up(x), posinf=float(info.max), neginf=float(info.min))
 
 
+def logaddexp(x: Any, y: Any) -> Any:
+    """NumPy's for real inputs; for complex, PyTorch's branch of the log: the operand with
+    the larger real part plus log1p(exp(other - it))."""
+    x, y = upf(x), upf(y)
+    if x.dtype.kind != "c":
+        return np.logaddexp(x, y)
+    first = x.real >= y.real
+    hi, lo = np.where(first, x, y), np.where(first, y, x)
+    return hi + np.log1p(np.exp(lo - hi))
+
+
 def add_alpha2(x: Any, y: Any) -> Any:
     if x.dtype == bool and np.asarray(y).dtype == bool:
         return x | y  # bool results: alpha=2 is True
