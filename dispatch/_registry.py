@@ -38,7 +38,8 @@ from typing import Any
 from . import _ops
 from ._kernel import Kernel
 from ._keys import ALIAS_TO_RUNTIME, DispatchKey
-from ._operator import FALLBACKS, LOCK, OPERATORS, PACKET_OBJECTS, PACKETS, OpOverload
+from ._operator import FALLBACKS, LOCK, OPERATORS, OpOverload
+from ._packet import PACKET_OBJECTS, PACKETS
 from ._schema import FunctionSchema
 
 __all__ = [
