@@ -1,6 +1,7 @@
-"""The call path's steps, written once, and the entries generated from them.
+"""The call path: its steps written once, and every entry generated from them.
 
-Imports: the standard library only.
+Imports: the standard library and sibling ``dispatch`` modules (``_kernel``, ``_keys``,
+``_schema``, ``_tls``; ``_operator``'s classes are only named in type hints).
 
 Note [Specialised call paths]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -9,99 +10,390 @@ Every entry into an operator takes the same steps: validate the call (Note
 (Note [Grad-only kernels]), add the thread's include set and remove its exclude set
 (Note [Default key sets]), take the highest key, and call that slot's kernel, with the
 key set when it takes one; on an exception, annotate it with the operator and key.
-Those steps are ``STEPS`` below, once.  The entries differ only in how they are called
-and how they find the tensors' bits:
+Those steps are ``STEPS`` below, written once.  The entries differ only in how they
+are called and how they find the tensors' bits: one row of ``ENTRIES`` each.
 
 - ``OpOverload.__call__(*args, **kwargs)``: tensor positions from the schema, then the
   ``Tensor?``/``Tensor[]`` extractors;
 - ``_OneTensor`` / ``_TwoTensors``: the first one or two arguments are the tensors, so
   the loop is unrolled (~70 ns a call);
-- ``_FirstTensorList``: the first argument is a ``Tensor[]``, OR-ed inline;
+- ``_FirstTensorList``: the first argument is a ``Tensor[]``, OR-ed inline (``_LIST_OR``);
 - ``call1(a)`` / ``call2(a, b)``: for callers that pass exactly the tensors (the Python
   operators, ``tt.sin(x)``): no ``*args``/``**kwargs`` to pack and unpack, ~130 ns less.
+  They call no checker: the operator knows whether such a call fits its schema (Note
+  [Validating every call]).  Any other call, or a value that is not a tensor, goes on
+  through ``self(...)``, the general entry, which says what is wrong.
 
-Each entry is generated from ``STEPS`` with its own parameters and bits step, compiled
-into ``dispatch._operator``'s namespace (its names are module globals there, read as
-fast as in hand-written code) and registered with ``linecache``, so tracebacks and
-``inspect.getsource(OpOverload.__call__)`` show the code that runs.  A shared helper
-function instead would cost a frame per call; a change to the steps is one change here.
+``OpOverload.redispatch`` is generated too, from ``REDISPATCH``: the same validation and
+kernel call, with the key set given instead of computed.
+
+Each entry is compiled with ``_GLOBALS`` as its globals (read as fast as a module's),
+set on its class by ``install``, and registered with ``linecache``, so tracebacks and
+``inspect.getsource(op.call2)`` show the code that runs.  A shared helper function
+instead would cost a frame per call; the steps call functions only off their fast
+path (``_slow_bits``, ``_optional_bits``, ``_bind_failed``, ``_annotate``, below).  With DISPATCH_TRACE set (read once, at import)
+every entry is generated with a step that logs the key set and the kernel chosen;
+unset, the step is absent and costs nothing.
 """
 
 from __future__ import annotations
 
 import linecache
+import os
+import sys
+import textwrap
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
-__all__ = ["STEPS", "generate"]
+from . import _tls
+from ._kernel import kernel_name
+from ._keys import REQUIRES_GRAD_BIT, key_for_slot, keyset_from_bits
+from ._schema import SchemaBindError
 
+if TYPE_CHECKING:
+    from ._operator import OpOverload
+
+__all__ = ["ENTRIES", "REDISPATCH", "STEPS", "TRACE", "VALIDATE", "Entry", "generate", "install"]
+
+# The steps of a call.  ``self._state`` is a ``_CallState`` (``_operator.py``); the other
+# names that start with ``_`` are the generated code's globals, ``_GLOBALS``.
 STEPS = """\
 def {name}(self, {params}):
+{doc}\
 {validate}\
-    mask, fns, ks_slots, grad_mask = self._state
 {bits}\
+    state = self._state
     if bits > _RUNTIME_BITS and _tls_state.grad_enabled:  # Note [Grad-only kernels]
-        mask = grad_mask
+        mask = state.grad_mask
+    else:
+        mask = state.mask
     if _NONDEFAULT[0] & mask:  # Note [Default key sets] in _tls.py
         included, keep = _tls_state.sets
         ks = (bits | included) & keep & mask
     else:
         ks = (bits | _DEFAULT_INCLUDED) & _DEFAULT_KEEP & mask
     slot = ks.bit_length()
+{trace}\
     try:
-        if ks_slots >> slot & 1:
-            return fns[slot](_from_bits(ks), {forward})
-        return fns[slot]({forward})
+        if state.with_keyset >> slot & 1:
+            return state.kernels[slot](_from_bits(ks), {forward})
+        return state.kernels[slot]({forward})
     except Exception as e:
-        self._annotate(e, slot, {args_tuple}, {kwargs_dict})
+        _annotate(self, e, slot)
         raise
 """
 
-# Validation for the entries that take ``*args, **kwargs``.
+# The steps of a redispatch: the key set is the caller's, used exactly (SEMANTICS.md §6).
+REDISPATCH = """\
+def {name}(self, keyset, {params}):
+{doc}\
+{validate}\
+{bits}\
+    ks = keyset._bits
+    slot = ks.bit_length()
+{trace}\
+    state = self._state
+    if state.with_keyset >> slot & 1:
+        return state.kernels[slot](keyset, {forward})
+    return state.kernels[slot]({forward})
+"""
+
+# The validation step of the entries that take ``*args, **kwargs``.
 VALIDATE = """\
     try:  # Note [Validating every call]
         self._check(*args, **kwargs)
     except TypeError as e:
-        self._bind_failed(args, kwargs, e)
+        _bind_failed(self, args, kwargs, e)
 """
 
+_ANY = "/, *args, **kwargs"
 
-def generate(
-    namespace: dict[str, Any],
-    qualname: str,
-    *,
-    params: str,
-    bits: str,
-    validate: str = "",
-    forward: str | None = None,
-    args_tuple: str = "args",
-    kwargs_dict: str = "kwargs",
-    doc: str = "",
-) -> Callable[..., Any]:
-    """Compile one entry (``qualname`` as ``"_OneTensor.call1"``) from ``STEPS``.
 
-    ``bits`` is the step that sets ``bits`` (it may return early through the general
-    entry); ``forward`` the arguments passed on to the kernel.
+class Entry(NamedTuple):
+    """One generated entry: where it goes, what it takes, and how it finds the bits."""
+
+    owner: str  # the class in _operator.py it is set on
+    method: str
+    params: str  # after ``self``: ``_ANY``, or the positional-only tensors
+    bits: str  # sets ``bits``; may return early through ``self(...)``
+    doc: str = ""
+    template: str = STEPS
+
+
+# Tensor positions from the schema, then the Tensor? and Tensor[] arguments.
+_SCHEMA_BITS = """\
+    bits = 0
+    try:
+        for i in self._tensor_pos:
+            bits |= args[i]._dispatch_bits
+    except (IndexError, AttributeError):
+        bits = _slow_bits(self, args, kwargs)
+    if self._extractors:
+        bits |= _optional_bits(self, args, kwargs)
+"""
+
+# A list of tensors' bits, without the general walk, ``_optional_bits`` (~0.3 us on a list
+# of ten, ci/bench/ops.py).  A value is OR-ed in only when it is not the first tensor's
+# own object: tensors of one device usually share it (``make`` stores ``device._bits``),
+# and the test is cheaper than an OR that allocates a new int.  Raises IndexError or
+# AttributeError on an empty list or a None or non-tensor element: the general walk then
+# raises or skips, as ``OpOverload.__call__`` does.
+_LIST_OR = """\
+bits = first = tensors[0]._dispatch_bits
+for t in tensors:
+    if t._dispatch_bits is not first:
+        bits |= t._dispatch_bits
+"""
+
+ENTRIES = (
+    Entry("OpOverload", "__call__", _ANY, _SCHEMA_BITS),
+    Entry(
+        "OpOverload",
+        "redispatch",
+        _ANY,
+        """\
+    if self._schema is not None:  # the tensors, checked as a call's bits step checks them
+        _slow_bits(self, args, kwargs)
+        if self._extractors:
+            _optional_bits(self, args, kwargs)
+""",
+        doc="Run the kernel of ``keyset``'s highest key with exactly ``keyset``.\n\n"
+        "No thread-local keys are added and nothing is masked (SEMANTICS.md §6).  The call\n"
+        "is validated first, as every entry's (Note [Validating every call]).",
+        template=REDISPATCH,
+    ),
+    Entry(
+        "_OneTensor",
+        "__call__",
+        _ANY,
+        """\
+    try:
+        bits = args[0]._dispatch_bits
+    except (IndexError, AttributeError):
+        bits = _slow_bits(self, args, kwargs)
+""",
+    ),
+    Entry(
+        "_OneTensor",
+        "call1",
+        "a, /",
+        """\
+    try:
+        bits = a._dispatch_bits
+    except AttributeError:  # not a tensor: the full path says what is wrong
+        return self(a)
+    if not self._arity1:  # Note [Validating every call]
+        return self(a)
+""",
+        doc="``self(a)`` for one positional tensor and nothing else (``tt.sin(x)``, ``-x``).",
+    ),
+    Entry(
+        "_OneTensor",
+        "call2",
+        "a, b, /",
+        """\
+    try:
+        bits = a._dispatch_bits
+    except AttributeError:
+        return self(a, b)
+    if type(b) not in self._types1:  # Note [Validating every call]: the full check
+        return self(a, b)
+""",
+        doc="``self(a, b)`` with ``b`` not a tensor (``x * 0.01``: ``mul.Scalar``).",
+    ),
+    Entry(
+        "_TwoTensors",
+        "__call__",
+        _ANY,
+        """\
+    try:
+        bits = args[0]._dispatch_bits | args[1]._dispatch_bits
+    except (IndexError, AttributeError):
+        bits = _slow_bits(self, args, kwargs)
+""",
+    ),
+    Entry(
+        "_TwoTensors",
+        "call2",
+        "a, b, /",
+        """\
+    try:
+        bits = a._dispatch_bits | b._dispatch_bits
+    except AttributeError:  # not tensors: the full path says what is wrong
+        return self(a, b)
+    if not self._arity2:  # Note [Validating every call]
+        return self(a, b)
+""",
+        doc="``self(a, b)`` for two positional tensors and nothing else (``a + b``).",
+    ),
+    Entry(
+        "_FirstTensorList",
+        "__call__",
+        _ANY,
+        f"""\
+    tensors = args[0] if args else None
+    if type(tensors) is list or type(tensors) is tuple:  # not a subclass: the general walk
+        try:
+{textwrap.indent(_LIST_OR, " " * 12)}\
+        except (IndexError, AttributeError):
+            bits = _optional_bits(self, args, kwargs)
+    else:
+        bits = _optional_bits(self, args, kwargs)
+""",
+    ),
+    Entry(
+        "_FirstTensorList",
+        "call1",
+        "tensors, /",
+        f"""\
+    if (type(tensors) is not list and type(tensors) is not tuple) or not self._arity1:
+        return self(tensors)
+    try:
+{textwrap.indent(_LIST_OR, " " * 8)}\
+    except (IndexError, AttributeError):
+        return self(tensors)
+""",
+        doc="``self(tensors)``: the list alone (``tt.cat(xs)``).",
+    ),
+)
+
+# Read once: with DISPATCH_TRACE unset the entries have no trace step at all.
+TRACE = os.environ.get("DISPATCH_TRACE", "") not in ("", "0")
+
+
+def _trace(kind: str, op: OpOverload, bits: int) -> None:
+    """Log one hop to stderr: the key set, the key it dispatches to, and that key's kernel."""
+    slot = bits.bit_length()
+    entry = op._entries[slot] if op._entries else None
+    kernel = entry.kernel if entry is not None else None
+    where = f"{kernel_name(kernel.fn)} [{entry.source}]" if kernel and entry else "<missing>"
+    print(
+        f"[dispatch] {kind:10} {op._qualname} keys={keyset_from_bits(bits)!r} -> "
+        f"{key_for_slot(slot).name}: {where}",
+        file=sys.stderr,
+    )
+
+
+# -- what the steps call off their fast path -----------------------------------------------
+_MISSING = object()  # an argument not given
+
+
+def _slow_bits(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+    """Tensor bits when a tensor argument came by keyword or is not a tensor."""
+    schema = op.schema
+    bits = 0
+    for i in op._tensor_pos:
+        value = args[i] if i < len(args) else kwargs.get(schema.arguments[i].name, _MISSING)
+        b = getattr(value, "_dispatch_bits", None)
+        if b is None:
+            schema.check(args, kwargs, op_name=op._qualname)
+            # check() accepted it (e.g. a permissive type): nothing to add.
+            continue
+        bits |= b
+    return bits
+
+
+def _optional_bits(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+    """Bits of Tensor? and Tensor[] arguments (rarer; kept off the plain-Tensor path)."""
+    bits = 0
+    for i, name, kind in op._extractors:
+        value = args[i] if i < len(args) else kwargs.get(name)
+        if value is None:
+            if i in op._required_lists:  # Tensor[] (not Tensor[]?) takes no None
+                op.schema.check(args, kwargs, op_name=op._qualname)
+            continue
+        if kind == "tensor_list":
+            optional_elements = i in op._optional_elements
+            if not isinstance(value, (list, tuple)):
+                op.schema.check(args, kwargs, op_name=op._qualname)
+                continue
+            for t in value:
+                b = getattr(t, "_dispatch_bits", None)
+                if b is None:
+                    if t is None and optional_elements:
+                        continue
+                    op.schema.check(args, kwargs, op_name=op._qualname)
+                    continue
+                bits |= b
+        else:
+            b = getattr(value, "_dispatch_bits", None)
+            if b is None:
+                op.schema.check(args, kwargs, op_name=op._qualname)
+                continue
+            bits |= b
+    return bits
+
+
+def _bind_failed(
+    op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any], e: TypeError
+) -> NoReturn:
+    """The checker refused the call: say why in the schema's terms."""
+    if not isinstance(e, SchemaBindError):
+        op.schema.check(args, kwargs, op_name=op._qualname)  # raises, naming the argument
+    raise e
+
+
+def _annotate(op: OpOverload, e: Exception, slot: int) -> None:
+    """A kernel raised: add a note naming the operator and the key, unless it is there.
+
+    The exception keeps its type and traceback.  The call was validated before the
+    kernel ran (Note [Validating every call]), so the error is the kernel's own.
     """
-    name = qualname.rpartition(".")[2]
-    if forward is None:
-        forward = ", ".join(p for p in params.replace("/", "").split(", ") if p)
-    source = STEPS.format(
-        name=name,
-        params=params,
+    note = f"while dispatching {op._qualname} (key {key_for_slot(slot).name})"
+    if note not in getattr(e, "__notes__", ()):
+        e.add_note(note)
+
+
+# The generated code's globals: every name the templates read, and nothing else.
+_GLOBALS: dict[str, Any] = {
+    "_RUNTIME_BITS": REQUIRES_GRAD_BIT - 1,  # bits above it: a tensor requires grad
+    "_tls_state": _tls.state,
+    "_NONDEFAULT": _tls.NONDEFAULT,
+    "_DEFAULT_INCLUDED": _tls.DEFAULT_INCLUDED,
+    "_DEFAULT_KEEP": _tls.DEFAULT_KEEP,
+    "_from_bits": keyset_from_bits,
+    "_trace": _trace,
+    "_slow_bits": _slow_bits,
+    "_optional_bits": _optional_bits,
+    "_bind_failed": _bind_failed,
+    "_annotate": _annotate,
+}
+
+
+def generate(entry: Entry, module: str) -> Callable[..., Any]:
+    """Compile ``entry`` from its template; ``module`` is its class's module."""
+    qualname = f"{entry.owner}.{entry.method}"
+    if entry.params == _ANY:
+        validate, forward = VALIDATE, "*args, **kwargs"
+    else:
+        validate, forward = "", entry.params.replace(", /", "")
+    kind = "redispatch" if entry.template is REDISPATCH else "call"
+    end = "\n" if "\n" in entry.doc else ""  # a long docstring closes on its own line
+    doc = textwrap.indent(f'"""{entry.doc}{end}"""\n', "    ") if entry.doc else ""
+    source = entry.template.format(
+        name=entry.method,
+        params=entry.params,
+        doc=doc,
         validate=validate,
-        bits=bits,
+        bits=entry.bits,
+        trace=f"    _trace({kind!r}, self, ks)\n" if TRACE else "",
         forward=forward,
-        args_tuple=args_tuple,
-        kwargs_dict=kwargs_dict,
     )
     filename = f"<dispatch call path {qualname}>"
     # Kept for the life of the process, as a module's source is: tracebacks and
     # inspect.getsource read it.
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = dict(_GLOBALS)
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102
-    fn: Callable[..., Any] = namespace.pop(name)
+    fn: Callable[..., Any] = namespace.pop(entry.method)
     fn.__qualname__ = qualname
-    fn.__module__ = namespace["__name__"]
-    fn.__doc__ = doc or None
+    fn.__module__ = module
     return fn
+
+
+def install(*classes: type) -> None:
+    """Generate every entry of ``ENTRIES`` and set it on its owner, one of ``classes``."""
+    owners = {cls.__name__: cls for cls in classes}
+    for entry in ENTRIES:
+        cls = owners[entry.owner]
+        setattr(cls, entry.method, generate(entry, cls.__module__))

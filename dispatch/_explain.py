@@ -90,10 +90,12 @@ def explain(op: str | OpOverload | OpOverloadPacket, *args: Any, **kwargs: Any) 
         overload = op._select(args, kwargs)
     else:
         overload = resolve_op(op)
-    mask, _fns, _ks_slots, grad_mask = overload._state
+    state = overload._state
     tensor_bits = _tensor_bits(overload, args, kwargs)
     if tensor_bits & REQUIRES_GRAD_BIT and _tls.state.grad_enabled:
-        mask = grad_mask
+        mask = state.grad_mask
+    else:
+        mask = state.mask
     included, excluded = _tls.state.included, _tls.state.excluded
     unmasked = tensor_bits | included
     ks = unmasked & ~excluded & mask

@@ -38,6 +38,7 @@ __all__ = [
     "DispatchKey",
     "DispatchKeySet",
     "NUM_RUNTIME_KEYS",
+    "REQUIRES_GRAD_BIT",
     "RUNTIME_KEYS",
     "keyset_from_bits",
     "parse_key",
@@ -106,6 +107,9 @@ class DispatchKey(enum.IntEnum):
 
 RUNTIME_KEYS: tuple[DispatchKey, ...] = tuple(k for k in DispatchKey if k.is_runtime)
 NUM_RUNTIME_KEYS = len(RUNTIME_KEYS)
+# Set in a tensor's _dispatch_bits, above every runtime key, while it requires grad:
+# Note [Grad-only kernels] in _operator.py.
+REQUIRES_GRAD_BIT = 1 << NUM_RUNTIME_KEYS
 # Table slot i holds the kernel for the key whose value is i (0 = Undefined).
 _BY_VALUE: tuple[DispatchKey, ...] = (DispatchKey.Undefined, *RUNTIME_KEYS)
 _FULL_BITS = (1 << NUM_RUNTIME_KEYS) - 1

@@ -23,7 +23,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from . import _operator, _registry, _tls
+from . import _callpath, _registry, _tls
 from ._keys import DispatchKey, DispatchKeySet
 from ._operator import OpOverload, _BoundFallback
 
@@ -35,9 +35,8 @@ _ABOVE_PYTHON = DispatchKeySet.full().bits & ~((DispatchKey.Python.bit << 1) - 1
 _BELOW_PYTHON = ~_ABOVE_PYTHON  # the same, as a mask on a keep set
 _AFTER_SNAPSHOT_BITS = DispatchKeySet.full_after(DispatchKey.PythonTLSSnapshot).bits
 _PYTHON_SLOT = int(DispatchKey.Python)  # the Python key's slot in a computed table
-# Note [Snapshot straight to Python] is off when DISPATCH_TRACE swapped in a traced
-# redispatch (read once, at import, as _operator reads the variable).
-_SHORTCUT = OpOverload.redispatch is _operator._untraced_redispatch
+# Note [Snapshot straight to Python] is off under DISPATCH_TRACE, so every hop is logged.
+_SHORTCUT = not _callpath.TRACE
 _LOCATION = "dispatch/_modes.py (default backend fallback)"
 
 
@@ -171,7 +170,7 @@ def _snapshot_fallback(keyset: DispatchKeySet, op: OpOverload, *args: Any, **kwa
     """
     below = keyset._bits & _AFTER_SNAPSHOT_BITS
     if _SHORTCUT and below.bit_length() == _PYTHON_SLOT:
-        fn = op._state[1][_PYTHON_SLOT]
+        fn = op._state.kernels[_PYTHON_SLOT]
         if fn.__class__ is _BoundFallback and fn.fn is _python_fallback:
             return _handle(op, args, kwargs)
     outer = _state.on_entry

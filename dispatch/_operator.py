@@ -1,4 +1,4 @@
-"""Operators: their kernels per key, their computed dispatch tables, and the call path.
+"""Operators: their kernels per key and their computed dispatch tables.
 
 Imports: the standard library and sibling ``dispatch`` modules.
 
@@ -6,9 +6,13 @@ An ``OpOverload`` is one operator overload (``ns::name.overload``).  It keeps a
 stack of registered kernels per key (runtime or alias; newest active) and a
 computed table, one slot per runtime key plus the Undefined slot, rebuilt whole
 by ``_rebuild`` whenever a registration that could affect it changes, and never
-on a call.  The call path is: OR the ``_dispatch_bits`` of the tensor arguments
-(positions known from the schema), add the thread's include set, remove its
-exclude set, mask out fallthrough keys, take the highest key, call its kernel.
+on a call.  A call reads the table through ``_state`` (a ``_CallState``): OR the
+``_dispatch_bits`` of the tensor arguments (positions known from the schema), add
+the thread's include set, remove its exclude set, mask out fallthrough keys, take
+the highest key, call its kernel.  Those steps are generated, once for every entry
+(``__call__``, ``call1``, ``call2``, ``redispatch``), by ``_callpath``: Note
+[Specialised call paths].  Packets (``ns::name`` with all its overloads) are in
+``_packet``.
 
 Note [Grad-only kernels]
 An autograd-layer kernel that, when no argument requires grad, would only
@@ -20,40 +24,55 @@ a backward pass without ``create_graph``: such a kernel would only redispatch th
 too), uses ``mask``, where grad-only keys are masked out like fallthroughs, and
 skips a Python frame per layer; a call with it in grad mode uses ``grad_mask``,
 where they are present.  Grad mode is a thread-local flag kept with the key sets
-(``_tls.state.grad_enabled``), read only by calls whose tensors require grad.  ``redispatch`` onto such a key always runs
-the kernel, as in PyTorch.  Kernels below receive the same key set either way: the
-skipped key is gone, as it would be after ``ks & full_after(key)``.  The one
-difference PyTorch could show: a with_keyset kernel *above* autograd (autocast)
-sees no Autograd key in its key set when nothing requires grad.
+(``_tls.state.grad_enabled``), read only by calls whose tensors require grad.
+``redispatch`` onto such a key always runs the kernel, as in PyTorch.  Kernels below
+receive the same key set either way: the skipped key is gone, as it would be after
+``ks & full_after(key)``.  The one difference PyTorch could show: a with_keyset kernel
+*above* autograd (autocast) sees no Autograd key in its key set when nothing requires
+grad.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
-from . import _errors, _tls
-from ._callpath import VALIDATE, generate
-from ._kernel import Kernel, kernel_name
+from . import _callpath, _errors, _packet
+from ._kernel import Kernel
 from ._keys import (
     ALIAS_TO_RUNTIME,
     AUTOGRAD_KEYS,
     NUM_RUNTIME_KEYS,
+    REQUIRES_GRAD_BIT,
     DispatchKey,
     DispatchKeySet,
     key_for_slot,
     keyset_from_bits,
     parse_key,
 )
-from ._schema import FunctionSchema, SchemaBindError
+
+# Packets were defined here: their names stay importable from this module.
+from ._packet import PACKET_OBJECTS, PACKETS, OpOverloadPacket, overloads_of
+from ._schema import FunctionSchema
 from ._schema_bind import ListType, OptionalType
 from ._validate import arity_ok, fast_types, make_checker
 
-__all__ = ["REQUIRES_GRAD_BIT", "OpOverload", "OpOverloadPacket", "TableEntry"]
+__all__ = [
+    "FALLBACKS",
+    "LOCK",
+    "OPERATORS",
+    "PACKETS",
+    "PACKET_OBJECTS",
+    "REQUIRES_GRAD_BIT",
+    "OpOverload",
+    "OpOverloadPacket",
+    "TableEntry",
+    "lookup",
+    "overloads_of",
+]
 
 _CEANF = DispatchKey.CompositeExplicitAutogradNonFunctional
 _CEA = DispatchKey.CompositeExplicitAutograd
@@ -67,14 +86,7 @@ _AUTOGRAD_TO_BACKEND = {
     DispatchKey.AutogradMeta: DispatchKey.Meta,
 }
 _NUM_SLOTS = NUM_RUNTIME_KEYS + 1
-_RUNTIME_BITS = (1 << NUM_RUNTIME_KEYS) - 1
-# Set in a tensor's _dispatch_bits when it requires grad: Note [Grad-only kernels].
-REQUIRES_GRAD_BIT = 1 << NUM_RUNTIME_KEYS
 _from_bits = keyset_from_bits
-_tls_state = _tls.state
-_NONDEFAULT = _tls.NONDEFAULT
-_DEFAULT_INCLUDED = _tls.DEFAULT_INCLUDED
-_DEFAULT_KEEP = _tls.DEFAULT_KEEP
 
 
 def _no_check(*args: Any, **kwargs: Any) -> None:
@@ -115,6 +127,34 @@ class _CheckOnFirstCall:
     def source(self) -> str:
         """The checker's source (``make_checker``'s ``source``); makes the checker now."""
         return self._make().source  # type: ignore[attr-defined]
+
+
+class _CallState:
+    """What a call reads of its operator's computed table (Note [Specialised call paths]).
+
+    ``_rebuild`` makes a new one and swaps it in with one store, so a concurrent call sees
+    the old table or the new one, never a mix.  Slots, not a NamedTuple: reading three
+    fields by name costs what unpacking a plain tuple does, unpacking a NamedTuple ~50 ns
+    more a call.
+    """
+
+    __slots__ = ("mask", "kernels", "with_keyset", "grad_mask")
+
+    def __init__(
+        self, mask: int, kernels: tuple[Callable[..., Any], ...], with_keyset: int, grad_mask: int
+    ) -> None:
+        self.mask = mask  # keys whose kernel runs: no fallthrough, no grad-only kernel
+        self.kernels = kernels  # the kernel of each table slot
+        self.with_keyset = with_keyset  # bit ``slot`` set: that kernel takes the key set
+        self.grad_mask = grad_mask  # ``mask`` with the grad-only kernels (Note [Grad-only kernels])
+
+    def __getitem__(self, i: int) -> Any:
+        """The fields by position, as when this was a tuple (tests/tensor compare them so)."""
+        return getattr(self, self.__slots__[i])
+
+
+# An operator's state until its first _rebuild: no kernels, so a call fails.
+_NO_STATE = _CallState(0, (), 0, 0)
 
 
 class TableEntry:
@@ -228,9 +268,7 @@ class OpOverload:
         self._types1: frozenset[type] = frozenset()
         self._optional_elements: frozenset[int] = frozenset()
         self._required_lists: frozenset[int] = frozenset()
-        # (mask, kernels, with_keyset slot bits, grad mask): one tuple, swapped in whole,
-        # so a concurrent call sees the old table or the new one, never a mix.
-        self._state: tuple[int, tuple[Callable[..., Any], ...], int, int] = (0, (), 0, 0)
+        self._state = _NO_STATE  # what a call reads of the table; made by _rebuild
 
     # -- public attributes ----------------------------------------------------------------
     @property
@@ -258,11 +296,7 @@ class OpOverload:
         """The packet of every overload of this name (one object per name)."""
         if self._packet is None:
             ns, rest = self._qualname.split("::", 1)
-            name = rest.split(".", 1)[0]
-            packet = PACKET_OBJECTS.get((ns, name))
-            if packet is None:
-                packet = PACKET_OBJECTS[(ns, name)] = OpOverloadPacket(ns, name)
-            self._packet = packet
+            self._packet = _packet.packet_of(ns, rest.split(".", 1)[0])
         return self._packet
 
     @property
@@ -281,32 +315,13 @@ class OpOverload:
     def __reduce__(self) -> tuple[object, tuple[str]]:
         return (lookup, (self._qualname,))
 
-    # -- the call path: __call__ is generated (Note [Specialised call paths]) ---------------
+    # -- the call path: generated by _callpath.install (Note [Specialised call paths]) ------
     if TYPE_CHECKING:
 
         def __call__(self, /, *args: Any, **kwargs: Any) -> Any: ...
         def call1(self, a: Any, /) -> Any: ...
         def call2(self, a: Any, b: Any, /) -> Any: ...
-
-    def redispatch(self, keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
-        """Run the kernel of ``keyset``'s highest key with exactly ``keyset``.
-
-        No thread-local keys are added and nothing is masked (SEMANTICS.md §6).  The call
-        is validated first, as every entry's (Note [Validating every call]).
-        """
-        try:
-            self._check(*args, **kwargs)
-        except TypeError as e:
-            self._bind_failed(args, kwargs, e)
-        if self._schema is not None:  # the tensors, as a call's key extraction checks them
-            self._slow_bits(args, kwargs)
-            if self._extractors:
-                self._optional_bits(args, kwargs)
-        _mask, fns, ks_slots, _grad_mask = self._state
-        slot = keyset._bits.bit_length()
-        if ks_slots >> slot & 1:
-            return fns[slot](keyset, *args, **kwargs)
-        return fns[slot](*args, **kwargs)
+        def redispatch(self, keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any: ...
 
     def below(self, bits: int, /) -> Callable[..., Any]:
         """The kernel ``redispatch(keyset_from_bits(bits), ...)`` would run, ready to call
@@ -315,82 +330,13 @@ class OpOverload:
         Layers that redispatch on every call (autograd, ADInplaceOrView) call
         ``op.below(bits)(*args, **kwargs)``: the arguments are forwarded once, not through
         ``redispatch``'s frame too (~0.15 us a call).  Under DISPATCH_TRACE it returns
-        the traced ``redispatch``, so the step shows in the trace.
+        a partial ``redispatch``, so the step shows in the trace.
         """
-        _mask, fns, ks_slots, _grad_mask = self._state
+        state = self._state
         slot = bits.bit_length()
-        if ks_slots >> slot & 1:
-            return partial(fns[slot], _from_bits(bits))
-        return fns[slot]
-
-    def _slow_bits(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
-        """Tensor bits when a tensor argument came by keyword or is not a tensor."""
-        schema = self.schema
-        bits = 0
-        for i in self._tensor_pos:
-            value = args[i] if i < len(args) else kwargs.get(schema.arguments[i].name, _MISSING)
-            b = getattr(value, "_dispatch_bits", None)
-            if b is None:
-                schema.check(args, kwargs, op_name=self._qualname)
-                # check() accepted it (e.g. a permissive type): nothing to add.
-                continue
-            bits |= b
-        return bits
-
-    def _optional_bits(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
-        """Bits of Tensor? and Tensor[] arguments (rarer; kept off the plain-Tensor path)."""
-        bits = 0
-        for i, name, kind in self._extractors:
-            value = args[i] if i < len(args) else kwargs.get(name)
-            if value is None:
-                if i in self._required_lists:  # Tensor[] (not Tensor[]?) takes no None
-                    self.schema.check(args, kwargs, op_name=self._qualname)
-                continue
-            if kind == "tensor_list":
-                optional_elements = i in self._optional_elements
-                if not isinstance(value, (list, tuple)):
-                    self.schema.check(args, kwargs, op_name=self._qualname)
-                    continue
-                for t in value:
-                    b = getattr(t, "_dispatch_bits", None)
-                    if b is None:
-                        if t is None and optional_elements:
-                            continue
-                        self.schema.check(args, kwargs, op_name=self._qualname)
-                        continue
-                    bits |= b
-            else:
-                b = getattr(value, "_dispatch_bits", None)
-                if b is None:
-                    self.schema.check(args, kwargs, op_name=self._qualname)
-                    continue
-                bits |= b
-        return bits
-
-    def _bind_failed(self, args: tuple[Any, ...], kwargs: dict[str, Any], e: TypeError) -> NoReturn:
-        """The checker refused the call: say why in the schema's terms."""
-        if not isinstance(e, SchemaBindError):
-            self.schema.check(args, kwargs, op_name=self._qualname)  # raises, naming the argument
-        raise e
-
-    def _annotate(
-        self, e: Exception, slot: int, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> None:
-        """On a kernel error: if the call does not fit the schema, say that instead.
-
-        Binding is checked only here, after a failure, so well-formed calls pay
-        nothing for it; the kernel's exception is kept as the cause.  Otherwise the
-        exception keeps its type and traceback and gains a note naming the operator.
-        """
-        if self._schema is not None and not isinstance(e, SchemaBindError):
-            try:
-                self._schema.check(args, kwargs, op_name=self._qualname)
-            except SchemaBindError as bind_error:
-                raise bind_error from e
-        note = f"while dispatching {self._qualname} (key {key_for_slot(slot).name})"
-        notes = getattr(e, "__notes__", ())
-        if note not in notes:
-            e.add_note(note)
+        if state.with_keyset >> slot & 1:
+            return partial(state.kernels[slot], _from_bits(bits))
+        return state.kernels[slot]
 
     # -- registration (called by the registry, under its lock) -------------------------------
     def _set_schema(self, schema: FunctionSchema | None, tags: tuple[str, ...]) -> None:
@@ -513,10 +459,10 @@ class OpOverload:
     def _rebuild(self, fallbacks: dict[DispatchKey, list[Kernel]]) -> None:
         """Recompute the whole table (SEMANTICS.md §4 warns against partial updates)."""
         entries = []
-        fns: list[Callable[..., Any]] = []
+        kernels: list[Callable[..., Any]] = []
         mask = 0
         grad_mask = 0
-        ks_slots = 0
+        with_keyset_slots = 0
         defined = self._schema is not None
         tops = {key: stack[-1] for key, stack in self._kernels.items() if stack}
         for slot, key, bit in _SLOTS:
@@ -539,11 +485,11 @@ class OpOverload:
                 grad_mask |= bit
                 if not kernel.grad_only:
                     mask |= bit
-            fns.append(fn)
+            kernels.append(fn)
             if with_keyset:
-                ks_slots |= 1 << slot
+                with_keyset_slots |= 1 << slot
         self._entries = tuple(entries)
-        self._state = (mask, tuple(fns), ks_slots, grad_mask)
+        self._state = _CallState(mask, tuple(kernels), with_keyset_slots, grad_mask)
 
     def _dump(self) -> str:
         """The computed table as text: one line per runtime key, highest priority first."""
@@ -629,250 +575,24 @@ class _TwoTensors(OpOverload):
 class _FirstTensorList(OpOverload):
     """An overload whose only tensor argument is a first ``Tensor[]`` (``cat``, ``stack``...).
 
-    See Note [Specialised call paths]: the list's bits are OR-ed inline, without the
-    general ``_optional_bits`` walk (~0.3 us on a list of ten, ci/bench).  A bits value
-    is OR-ed in only when it is not the first tensor's own object: tensors of one device
-    usually share it (``make`` stores ``device._bits``), and the test is cheaper than an
-    OR that allocates a new int.  Anything unusual (no positional list, a list subclass,
-    a ``None`` or non-tensor element) takes the general walk, which raises or skips as
-    ``OpOverload.__call__`` does.
+    Its entries OR the list's bits inline (``_LIST_OR``, Note [Specialised call paths]).
     """
 
     __slots__ = ()
 
 
-# -- the entries, generated from the steps written once in _callpath.STEPS ----------------
-_TENSOR_POS_BITS = """\
-    bits = 0
-    try:
-        for i in self._tensor_pos:
-            bits |= args[i]._dispatch_bits
-    except (IndexError, AttributeError):
-        bits = self._slow_bits(args, kwargs)
-    if self._extractors:
-        bits |= self._optional_bits(args, kwargs)
-"""
-_ARGS = {"params": "/, *args, **kwargs", "forward": "*args, **kwargs", "validate": VALIDATE}
-_CALL1 = {"params": "a, /", "args_tuple": "(a,)", "kwargs_dict": "{}"}
-_CALL2 = {"params": "a, b, /", "args_tuple": "(a, b)", "kwargs_dict": "{}"}
-_NS = globals()
-OpOverload.__call__ = generate(_NS, "OpOverload.__call__", bits=_TENSOR_POS_BITS, **_ARGS)  # type: ignore[method-assign]
-_OneTensor.__call__ = generate(  # type: ignore[method-assign]
-    _NS,
-    "_OneTensor.__call__",
-    bits="""\
-    try:
-        bits = args[0]._dispatch_bits
-    except (IndexError, AttributeError):
-        bits = self._slow_bits(args, kwargs)
-""",
-    **_ARGS,
-)
-_OneTensor.call1 = generate(  # type: ignore[method-assign]
-    _NS,
-    "_OneTensor.call1",
-    bits="""\
-    try:
-        bits = a._dispatch_bits
-    except AttributeError:  # not a tensor: the full path says what is wrong
-        return self(a)
-    if not self._arity1:  # Note [Validating every call]
-        return self(a)
-""",
-    doc="``self(a)`` for one positional tensor and nothing else (``tt.sin(x)``, ``-x``).",
-    **_CALL1,
-)
-_OneTensor.call2 = generate(  # type: ignore[method-assign]
-    _NS,
-    "_OneTensor.call2",
-    bits="""\
-    try:
-        bits = a._dispatch_bits
-    except AttributeError:
-        return self(a, b)
-    if type(b) not in self._types1:  # Note [Validating every call]: the full check
-        return self(a, b)
-""",
-    doc="``self(a, b)`` with ``b`` not a tensor (``x * 0.01``: ``mul.Scalar``).",
-    **_CALL2,
-)
-_TwoTensors.__call__ = generate(  # type: ignore[method-assign]
-    _NS,
-    "_TwoTensors.__call__",
-    bits="""\
-    try:
-        bits = args[0]._dispatch_bits | args[1]._dispatch_bits
-    except (IndexError, AttributeError):
-        bits = self._slow_bits(args, kwargs)
-""",
-    **_ARGS,
-)
-_TwoTensors.call2 = generate(  # type: ignore[method-assign]
-    _NS,
-    "_TwoTensors.call2",
-    bits="""\
-    try:
-        bits = a._dispatch_bits | b._dispatch_bits
-    except AttributeError:  # not tensors: the full path says what is wrong
-        return self(a, b)
-    if not self._arity2:  # Note [Validating every call]
-        return self(a, b)
-""",
-    doc="``self(a, b)`` for two positional tensors and nothing else (``a + b``).",
-    **_CALL2,
-)
-_FirstTensorList.__call__ = generate(  # type: ignore[method-assign]
-    _NS,
-    "_FirstTensorList.__call__",
-    bits="""\
-    tensors = args[0] if args else None
-    if type(tensors) is list or type(tensors) is tuple:
-        try:
-            bits = first = tensors[0]._dispatch_bits
-            for t in tensors:
-                if t._dispatch_bits is not first:
-                    bits |= t._dispatch_bits
-        except (IndexError, AttributeError):  # empty, or a None or non-tensor element
-            bits = self._optional_bits(args, kwargs)
-    else:
-        bits = self._optional_bits(args, kwargs)
-""",
-    **_ARGS,
-)
-_FirstTensorList.call1 = generate(  # type: ignore[method-assign]
-    _NS,
-    "_FirstTensorList.call1",
-    params="tensors, /",
-    args_tuple="(tensors,)",
-    kwargs_dict="{}",
-    bits="""\
-    if (type(tensors) is not list and type(tensors) is not tuple) or not self._arity1:
-        return self(tensors)
-    try:
-        bits = first = tensors[0]._dispatch_bits
-        for t in tensors:
-            if t._dispatch_bits is not first:
-                bits |= t._dispatch_bits
-    except (IndexError, AttributeError):
-        return self(tensors)
-""",
-    doc="``self(tensors)``: the list alone (``tt.cat(xs)``).",
-)
-del _NS
-
-
+# Note [Specialised call paths]: the class an operator gets by its plain tensor positions.
 _SPECIALISED: dict[tuple[int, ...], type[OpOverload]] = {(0,): _OneTensor, (0, 1): _TwoTensors}
+_callpath.install(OpOverload, _OneTensor, _TwoTensors, _FirstTensorList)
 
 
-class OpOverloadPacket:
-    """All overloads of ``ns::name``; calling it picks the overload that accepts the args.
-
-    Overloads are bound lazily: ``packet.Tensor`` looks the overload up on first use.
-    """
-
-    __slots__ = ("__dict__", "_name", "_ns", "_only", "_only_positional", "_select_cache")
-
-    def __init__(self, ns: str, name: str) -> None:
-        self._ns = ns
-        self._name = name
-        self._select_cache: dict[tuple[Any, ...], OpOverload] = {}
-        self._only: OpOverload | None = None
-        self._only_positional: OpOverload | None = None
-        self._clear_cache()
-
-    @property
-    def name(self) -> str:
-        return f"{self._ns}::{self._name}"
-
-    def __repr__(self) -> str:
-        return f"ops.{self._ns}.{self._name}"
-
-    def overloads(self) -> list[str]:
-        """Names of the defined overloads (``"default"`` for the unnamed one)."""
-        return [op.overload_name for op in self._defined()]
-
-    def _defined(self) -> list[OpOverload]:
-        return overloads_of(self._ns, self._name)
-
-    def __getattr__(self, overload: str) -> OpOverload:
-        if overload.startswith("__"):
-            raise AttributeError(overload)
-        for op in self._defined():
-            if op.overload_name == overload:
-                self.__dict__[overload] = op  # bind once; later lookups skip __getattr__
-                return op
-        raise AttributeError(
-            f"The underlying op of '{self!r}' has no overload name '{overload}'; "
-            f"its overloads are {self.overloads()}"
-        )
-
-    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
-        only = self._only
-        if only is not None:  # one overload: nothing to choose (most packets)
-            return only(*args, **kwargs)
-        if not kwargs:
-            # A call without keywords fits only overloads with no required keyword-only
-            # argument: when one overload is such (``mm`` beside ``mm.out``), it is the one.
-            only = self._only_positional
-            if only is not None:
-                try:
-                    return only(*args)
-                except SchemaBindError:
-                    self._select(args, kwargs)  # the error naming every overload, if none fits
-                    raise  # the arguments fit: the error came from inside the call
-        # Overload choice depends only on argument types (and list element types), so it
-        # is cached per type signature: one dict lookup per call instead of binding.
-        sig: tuple[Any, ...] = tuple(map(_type_sig, args))
-        if kwargs:
-            sig += tuple((k, _type_sig(v)) for k, v in kwargs.items())
-        op = self._select_cache.get(sig)
-        if op is None:
-            op = self._select(args, kwargs)
-            self._select_cache[sig] = op
-        return op(*args, **kwargs)
-
-    def _select(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> OpOverload:
-        candidates = self._defined()
-        errors = []
-        for op in candidates:
-            try:
-                op.schema.check(args, kwargs, op_name=op.name)
-            except SchemaBindError as e:
-                errors.append(str(e))
-                continue
-            return op
-        if not candidates:
-            raise RuntimeError(_errors.undefined_operator(self.name))
-        if len(candidates) == 1:
-            candidates[0].schema.check(args, kwargs, op_name=candidates[0].name)
-        raise SchemaBindError(
-            f"{self.name}: no overload accepts these arguments. Tried:\n  " + "\n  ".join(errors)
-        )
-
-    def _clear_cache(self) -> None:
-        self._select_cache.clear()
-        defined = self._defined()
-        self._only = defined[0] if len(defined) == 1 else None
-        positional = [
-            op
-            for op in defined
-            if not any(a.kwarg_only and not a.has_default for a in op.schema.arguments)
-        ]
-        self._only_positional = positional[0] if len(positional) == 1 else None
-        for k in [k for k in self.__dict__ if not k.startswith("_")]:
-            del self.__dict__[k]
+def _traced_below(self: OpOverload, bits: int, /) -> Callable[..., Any]:
+    """``below`` under DISPATCH_TRACE: through ``redispatch``, so the hop is logged."""
+    return partial(self.redispatch, _from_bits(bits))
 
 
-_MISSING = object()
-
-
-def _type_sig(value: Any) -> Any:
-    """What overload selection depends on: the type (and a list's element type)."""
-    t = type(value)
-    if t is list or t is tuple:
-        return (t, type(value[0]) if value else None)
-    return t
-
+if _callpath.TRACE:
+    OpOverload.below = _traced_below  # type: ignore[method-assign]
 
 # The registry of record: every operator that was ever defined or given a kernel, by
 # qualified name.  Entries are never removed (user handles stay valid; a destroyed
@@ -882,10 +602,6 @@ OPERATORS: dict[str, OpOverload] = {}
 FALLBACKS: dict[DispatchKey, list[Kernel]] = {}
 # Held by every write (registrations, py_impl); calls take no lock.
 LOCK = threading.RLock()
-# (ns, name) -> overloads in definition order, for packets.
-PACKETS: dict[tuple[str, str], list[OpOverload]] = {}
-# (ns, name) -> the one packet object of that name.
-PACKET_OBJECTS: dict[tuple[str, str], OpOverloadPacket] = {}
 
 
 def lookup(qualname: str) -> OpOverload:
@@ -896,56 +612,3 @@ def lookup(qualname: str) -> OpOverload:
     if op is None or op._schema is None:
         raise KeyError(f"no operator named {qualname!r} is defined")
     return op
-
-
-def overloads_of(ns: str, name: str) -> list[OpOverload]:
-    return [op for op in PACKETS.get((ns, name), ()) if op._schema is not None]
-
-
-# -- DISPATCH_TRACE ------------------------------------------------------------------------
-def _traced_call(self: OpOverload, /, *args: Any, **kwargs: Any) -> Any:
-    mask, _fns, _ks_slots, grad_mask = self._state
-    bits = 0
-    for i, name, _kind in self._schema.tensor_arg_indices if self._schema else ():
-        v = args[i] if i < len(args) else kwargs.get(name)
-        if isinstance(v, (list, tuple)):
-            for t in v:
-                bits |= getattr(t, "_dispatch_bits", 0)
-        else:
-            bits |= getattr(v, "_dispatch_bits", 0)
-    if bits > _RUNTIME_BITS and _tls_state.grad_enabled:
-        mask = grad_mask
-    ks = (bits | _tls_state.included) & _tls_state.keep & mask
-    _trace("call", self, ks)
-    return _untraced_call(self, *args, **kwargs)
-
-
-def _traced_redispatch(self: OpOverload, keyset: DispatchKeySet, /, *args: Any, **kw: Any) -> Any:
-    _trace("redispatch", self, keyset.bits)
-    return _untraced_redispatch(self, keyset, *args, **kw)
-
-
-def _trace(kind: str, op: OpOverload, bits: int) -> None:
-    slot = bits.bit_length()
-    entry = op._entries[slot] if op._entries else None
-    kernel = entry.kernel if entry is not None else None
-    where = f"{kernel_name(kernel.fn)} [{entry.source}]" if kernel and entry else "<missing>"
-    print(
-        f"[dispatch] {kind:10} {op._qualname} keys={_from_bits(bits)!r} -> "
-        f"{key_for_slot(slot).name}: {where}",
-        file=sys.stderr,
-    )
-
-
-_untraced_call = OpOverload.__call__
-_untraced_redispatch = OpOverload.redispatch
-# Read once: with DISPATCH_TRACE unset the plain call path runs, with no per-call check.
-if os.environ.get("DISPATCH_TRACE", "") not in ("", "0"):
-    for _cls in (OpOverload, _OneTensor, _TwoTensors, _FirstTensorList):
-        _cls.__call__ = _traced_call  # type: ignore[method-assign]
-    _TwoTensors.call2 = _traced_call  # type: ignore[method-assign]
-    _OneTensor.call1 = _traced_call  # type: ignore[method-assign]
-    _OneTensor.call2 = _traced_call  # type: ignore[method-assign]
-    _FirstTensorList.call1 = _traced_call  # type: ignore[method-assign]
-    OpOverload.redispatch = _traced_redispatch  # type: ignore[method-assign]
-    OpOverload.below = lambda self, bits: partial(self.redispatch, _from_bits(bits))  # type: ignore[method-assign]

@@ -1,6 +1,6 @@
 """``ops.<ns>.<name>[.<overload>]``: attribute access to defined operators.
 
-Imports: the standard library and ``dispatch._operator``.
+Imports: the standard library and ``dispatch._packet``.
 
 Namespaces and packets are made on first access and cached as attributes, so a
 second ``ops.core.add`` costs two plain attribute lookups.
@@ -8,7 +8,7 @@ second ``ops.core.add`` costs two plain attribute lookups.
 
 from __future__ import annotations
 
-from ._operator import PACKETS, OpOverloadPacket, overloads_of
+from ._packet import PACKETS, OpOverloadPacket, overloads_of
 
 __all__ = ["forget", "ops"]
 

@@ -5,8 +5,8 @@ Imports: the standard library and sibling ``dispatch`` modules.
 Every change (define, kernel, backend fallback) goes through a function here,
 under one re-entrant lock, and returns an undo callable that removes exactly
 that registration.  Readers (the call path) take no lock: each operator swaps in
-a complete new table tuple (``OpOverload._state``), which is atomic in CPython
-(and a single reference store under free-threading), so a concurrent call sees
+a complete new ``_CallState`` (``OpOverload._state``) with one reference store,
+atomic in CPython (with the GIL or under free-threading), so a concurrent call sees
 the old table or the new one.
 
 Note [Bulk registration]
@@ -38,7 +38,8 @@ from typing import Any
 from . import _ops
 from ._kernel import Kernel
 from ._keys import ALIAS_TO_RUNTIME, DispatchKey
-from ._operator import FALLBACKS, LOCK, OPERATORS, PACKET_OBJECTS, PACKETS, OpOverload
+from ._operator import FALLBACKS, LOCK, OPERATORS, OpOverload
+from ._packet import PACKET_OBJECTS, PACKETS
 from ._schema import FunctionSchema
 
 __all__ = [

@@ -7,7 +7,8 @@ alias annotations, which defaults a type takes and how they print, and the
 
 A value is a tensor iff it has a ``_dispatch_bits`` attribute (the project's tensor
 protocol), so this module needs no tensor class.  Checks are closures built once per
-schema type and shared between schemas; a call only runs them (see Note [Bind fast path]).
+schema type and shared between schemas; the Binder and the generated checkers only run
+them (Note [Bind fast path], Note [Validating every call]).
 """
 
 from __future__ import annotations
@@ -533,15 +534,21 @@ def default_key(value: object) -> object:
 
 # Note [Bind fast path]
 # ~~~~~~~~~~~~~~~~~~~~~
-# ``bind`` maps a call onto the schema's names: the autograd layer binds each call it
-# records (``bind_trusted``), and a refused call is bound again to say which argument is
-# wrong.  (Validating every call is the generated checker's job, in ``_validate``.)  So
-# the Binder precomputes what it can: the name -> index map, one ``ok`` callable per
-# argument, and for each possible number of positional values the dict of defaults that
-# fills the rest (``_tails``), or None when some argument after them is required.  A
-# call without keywords is then one loop over the positional values plus one
-# ``dict.update``.  Defaults are immutable (numbers, strings, tuples), so sharing the
-# dicts' values between calls is safe.
+# A call is validated by its operator's generated checker (Note [Validating every
+# call], in ``_validate``), not by binding, unless no Python signature can spell its
+# schema.  ``bind`` maps a call onto the schema's names where they are needed: the
+# autograd layer, for a recorded call's formula (``bind_trusted``; most calls without
+# keywords are bound only when the formula first reads them, Note [Recording cost] in
+# tensor/autograd/_layer.py), in-place autograd, autocast decompositions,
+# ``autograd.Function``, ``opcheck``, a refused call (bound again to say which argument
+# is wrong), and every call of a schema that no Python signature can spell.  So the
+# Binder precomputes what it can: the name -> index map, one ``ok`` callable per
+# argument, and for each possible number of positional values the dict of defaults
+# that fills the rest (``_tails``), or None when some argument after them is required.
+# A call without keywords is then one loop over the positional values plus one
+# ``dict.update``; ``bind_trusted`` skips the checks and fills in a copy of a dict of
+# every name in order (``_templates``, made on first use).  Defaults are immutable
+# (numbers, strings, tuples), so sharing the dicts' values between calls is safe.
 
 
 class Binder:

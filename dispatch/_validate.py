@@ -18,13 +18,13 @@ keyword-only arguments) in C, and only the non-tensor arguments are type-tested,
 exact builtin types first.  An omitted argument is the sentinel ``_D`` and costs one
 ``is``.  Tensor arguments are left out on purpose: the call path reads their
 ``_dispatch_bits`` to compute the key set anyway, and a value without them sends it
-to the slow path, which checks the whole call (``OpOverload._slow_bits`` and
-``_optional_bits``).  When CPython's binding fails, the ``Binder`` re-checks the call
+to the slow path, which checks the whole call (``_slow_bits`` and ``_optional_bits``
+in ``_callpath.py``).  When CPython's binding fails, the ``Binder`` re-checks the call
 to say which argument is wrong in the schema's terms.  Schemas a Python signature
-cannot spell (a ``...`` vararg, an argument named with a Python keyword) use the
-``Binder`` on every call instead: slower, and rare.  An operator makes its checker on
-its first call (``_CheckOnFirstCall`` in ``_operator.py``), so defining one compiles
-nothing.
+cannot spell (a ``...`` vararg, an argument named with a Python keyword, or with a
+leading underscore, the checker's own names) use the ``Binder`` on every call instead:
+slower, and rare.  An operator makes its checker on its first call
+(``_CheckOnFirstCall`` in ``_operator.py``), so defining one compiles nothing.
 
 The fixed-arity entries (``call1``/``call2``, Note [Specialised call paths]) need no
 checker call: whether one or two positional values fit is known per schema

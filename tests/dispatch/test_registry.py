@@ -116,9 +116,11 @@ def test_bulk_registration_leaves_every_table_as_a_fresh_rebuild() -> None:
     with _registered(bulk=True) as ns:
         for name in _tables(ns):
             op = lookup(name.replace("NS", ns))
-            before = (op._dump(), op._state[0], op._state[2], op._state[3])
+            state = op._state
+            before = (op._dump(), state.mask, state.with_keyset, state.grad_mask)
             op._rebuild(FALLBACKS)
-            assert (op._dump(), op._state[0], op._state[2], op._state[3]) == before
+            state = op._state
+            assert (op._dump(), state.mask, state.with_keyset, state.grad_mask) == before
 
 
 def test_tables_change_when_the_outermost_block_ends(ns: str, cpu: FakeTensor) -> None:
