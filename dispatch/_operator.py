@@ -148,10 +148,6 @@ class _CallState:
         self.with_keyset = with_keyset  # bit ``slot`` set: that kernel takes the key set
         self.grad_mask = grad_mask  # ``mask`` with the grad-only kernels (Note [Grad-only kernels])
 
-    def __getitem__(self, i: int) -> Any:
-        """The fields by position, as when this was a tuple (tests/tensor compare them so)."""
-        return getattr(self, self.__slots__[i])
-
 
 # An operator's state until its first _rebuild: no kernels, so a call fails.
 _NO_STATE = _CallState(0, (), 0, 0)

@@ -83,7 +83,7 @@ if sys.argv[1] == "immediate":
 import tensor
 from dispatch._operator import OPERATORS
 print(json.dumps({
-    name: [dispatch.dump_table(op), op._state[0], op._state[2], op._state[3], type(op).__name__]
+    name: [dispatch.dump_table(op), op._state.mask, op._state.with_keyset, op._state.grad_mask, type(op).__name__]
     for name, op in sorted(OPERATORS.items())
 }))
 """
