@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+import tensor
 from backends.cuda import _compile, _tables
 
 CHUNK = 350  # name expressions per program: ~25 s of NVRTC each on one core
@@ -47,7 +48,7 @@ def _find_cuda_include() -> str | None:
 
 def _programs() -> list[tuple[str, int, list[str]]]:
     out = []
-    for source, names in _tables.instances().items():
+    for source, names in _tables.instances(tensor.op_info).items():
         for start in range(0, len(names), CHUNK):
             out.append((source, start // CHUNK, names[start : start + CHUNK]))
     return out
@@ -96,5 +97,5 @@ def test_instances_compile_with_nvrtc(source: str, chunk: int, names: list[str])
 
 def test_the_programs_cover_every_instance() -> None:
     covered = {(s, n) for s, _, names in PROGRAMS for n in names}
-    expected = {(s, n) for s, names in _tables.instances().items() for n in names}
+    expected = {(s, n) for s, names in _tables.instances(tensor.op_info).items() for n in names}
     assert covered == expected
