@@ -22,11 +22,11 @@ import warnings as _warnings
 
 from dispatch import bulk_registration as _bulk_registration
 
-# Importing defines ~500 operators (tensor._ops) and registers ~1,600 kernels into
+# Importing defines ~500 operators (tensor._definitions) and registers ~1,600 kernels into
 # them (the backends, autograd, autocast...): each table is built once, when this
 # block ends (Note [Bulk registration]).  Nothing here calls an operator.
 with _bulk_registration():
-    from . import _api, autograd, nn, return_types
+    from . import _generated, autograd, nn, return_types
     from . import _schema_types as _schema_types  # registers the dtype and device checks
     from ._convert import MetaArray
     from ._device import device
@@ -67,9 +67,9 @@ with _bulk_registration():
     short, int, long = _ALIASES["short"], _ALIASES["int"], _ALIASES["long"]  # noqa: A001
     cfloat, cdouble = _ALIASES["cfloat"], _ALIASES["cdouble"]
 
-    # tt.add, tt.sin, tt.sum, ... (generated; see tensor._api).  Dotted names go to their
+    # tt.add, tt.sin, tt.sum, ... (generated; see tensor._generated).  Dotted names go to their
     # namespaces (tt.linalg.vector_norm, tt.nn.functional.gelu).
-    _GENERATED = {name: fn for name, fn in _api.FUNCTIONS.items() if "." not in name}
+    _GENERATED = {name: fn for name, fn in _generated.FUNCTIONS.items() if "." not in name}
     globals().update(_GENERATED)
 
     # Last: the backends register their kernels, built from the front end (the names

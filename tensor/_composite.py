@@ -1,7 +1,7 @@
 """Device-independent kernels of the built-in operators, registered by ``tensor`` itself.
 
 Imports: ``dispatch`` and ``tensor``'s ``_convert``, ``_device``, ``_dtype``,
-``_ops``, ``optable``, ``_tensor``.
+``_definitions``, ``optable``, ``_tensor``.
 
 - BackendSelect kernels of the factories (``zeros``, ``rand`` ...): a factory has
   no tensor argument to dispatch on, so, as in PyTorch, its BackendSelect kernel

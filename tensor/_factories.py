@@ -5,7 +5,7 @@ Imports: NumPy and ``tensor``'s ``_convert``, ``_device``,
 
 These are plain Python, not operators (as in PyTorch, where ``torch.tensor`` is
 not an ATen op): they turn foreign data into an array and wrap it.  The sized
-factories (``zeros``, ``rand``, ...) are operators; see ``tensor._pyapi``.
+factories (``zeros``, ``rand``, ...) are operators; see ``tensor._wrappers``.
 """
 
 from __future__ import annotations

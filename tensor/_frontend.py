@@ -15,8 +15,8 @@ from backends.common.frontend import FrontEnd
 from . import _convert, _dtype, _promotion, _random
 from ._device import canonical, device
 from ._layout import infer_size
-from .optable import OP_TABLE, by_name
 from ._tensor import Tensor
+from .optable import OP_TABLE, by_name
 
 __all__ = ["FRONT"]
 

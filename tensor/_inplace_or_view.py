@@ -1,6 +1,6 @@
 """ADInplaceOrView kernels: version counters of in-place operators, ``_base`` of views.
 
-Imports: ``dispatch`` and ``tensor``'s ``_convert``, ``_ops``, ``optable``, ``_tensor``.
+Imports: ``dispatch`` and ``tensor``'s ``_convert``, ``_definitions``, ``optable``, ``_tensor``.
 
 As in PyTorch, the key between autograd and the backends does the bookkeeping
 that autograd relies on, generated from the schemas, for every backend at once:
@@ -22,7 +22,7 @@ import numpy as np
 
 from dispatch import DispatchKey, DispatchKeySet, Library
 
-from . import _convert, _ops
+from . import _convert, _definitions
 from ._tensor import Tensor, shared_version_counter
 from .optable import OP_TABLE
 
@@ -132,7 +132,7 @@ def register() -> None:
         return
     lib = Library("core", "IMPL")
     for row in OP_TABLE:
-        for schema, op in zip(_ops.schemas(row), _ops.overloads(row), strict=True):
+        for schema, op in zip(_definitions.schemas(row), _definitions.overloads(row), strict=True):
             qualname = schema.qualified_name
             if row.family in ("view", "maybe_view"):
                 kernel = _view_kernel(op, row.family == "maybe_view")

@@ -2,7 +2,7 @@
 
 Imports: NumPy, ``dispatch`` and ``tensor``'s ``_dtype``, ``_device``, ``_convert``,
 ``_repr``.  The operator methods (``__add__``, ``sum``, ``sin`` ...) are not
-written here: ``tensor._ops`` generates them from the operator table and sets
+written here: ``tensor._definitions`` generates them from the operator table and sets
 them on the class.
 
 Two constructors: ``Tensor(data, dtype=..., device=...)`` is the friendly public

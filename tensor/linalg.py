@@ -1,6 +1,6 @@
 """``tt.linalg``: linear-algebra functions (PyTorch's ``torch.linalg`` names).
 
-Imports: ``tensor._api`` (the functions are generated from the operator table).
+Imports: ``tensor._generated`` (the functions are generated from the operator table).
 
 >>> import tensor as tt
 >>> tt.linalg.vector_norm(tt.tensor([3.0, 4.0])).item()
@@ -9,7 +9,7 @@ Imports: ``tensor._api`` (the functions are generated from the operator table).
 
 from __future__ import annotations
 
-from ._api import FUNCTIONS
+from ._generated import FUNCTIONS
 
 __all__ = ["vector_norm"]
 

@@ -7,7 +7,7 @@ through the ``FrontEnd`` a factory is given (``Namespace.front``; Note [One-way
 imports] in ``frontend``).
 """
 
-from . import errors, frontend, shapes
+from . import errors, frontend, shape_rules
 from .frontend import FrontEnd
 
-__all__ = ["FrontEnd", "errors", "frontend", "shapes"]
+__all__ = ["FrontEnd", "errors", "frontend", "shape_rules"]

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from . import errors, fastpaths, shapes
+from . import errors, fastpaths, shape_rules
 from .elementwise import Namespace, rename
 from .frontend import FrontEnd
 from .numbers import check_fits, wrapped
@@ -162,7 +162,7 @@ def plan_normal(
         raise RuntimeError(f"normal(): expects std >= 0.0, but found std {std}")
     if mt and st:
         dt = front.result_type(mean, std)
-        shape = shapes.broadcast_shapes(
+        shape = shape_rules.broadcast_shapes(
             "normal", tuple(mean._array.shape), tuple(std._array.shape), ("mean", "std")
         )
     elif mt:

@@ -30,7 +30,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from . import errors, fastpaths, shapes
+from . import errors, fastpaths, shape_rules
 from .frontend import FrontEnd
 
 __all__ = [
@@ -269,7 +269,7 @@ _OPMATH_OPS = frozenset({"mul", "div", "floor_divide"})
 
 def _check_shapes(front: FrontEnd, op: str, self: Any, other: Any, names: tuple[str, str]) -> None:
     if isinstance(other, front.Tensor):
-        shapes.broadcast_shapes(op, tuple(self._array.shape), tuple(other._array.shape), names)
+        shape_rules.broadcast_shapes(op, tuple(self._array.shape), tuple(other._array.shape), names)
 
 
 def _direct(op: Any) -> dict[Any, Any]:

@@ -11,7 +11,7 @@ dtypes, the operator table, type promotion), so ``tensor`` gathers them in a
 ``FrontEnd`` and gives it to each backend's ``register(front)``; the backend hands it
 to its kernel factories (``Namespace.front``), which bind what they use to locals
 while they build a kernel, so a call looks nothing up.  ``backends`` itself then
-imports nothing heavy (``import backends.common.shapes`` is a few pure functions),
+imports nothing heavy (``import backends.common.shape_rules`` is a few pure functions),
 and a third-party device backend registers through the same door.
 """
 

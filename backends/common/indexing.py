@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import errors, shapes
+from . import errors, shape_rules
 from .elementwise import MetaNamespace, Namespace
 from .frontend import FrontEnd
 from .numbers import check_fits
@@ -39,7 +39,7 @@ def advanced_shape(shape: tuple[int, ...], indices: list[Any]) -> tuple[int, ...
     positions = [i for i, ix in enumerate(indices) if ix is not None]
     index_shape: tuple[int, ...] = ()
     for i in positions:
-        index_shape = shapes.broadcast_shapes(
+        index_shape = shape_rules.broadcast_shapes(
             "index", index_shape, indices[i], ("indices", "indices")
         )
     first, last = positions[0], positions[-1]
@@ -114,7 +114,7 @@ def _index_dtype(front: FrontEnd, op: str, index: Any, arg: str = "index") -> No
 def _gather_shapes(op: str, self: Any, dim: int, index: Any, src: Any = None) -> int:
     """PyTorch's gather/scatter shape rules; returns the wrapped dim."""
     xs, ishape = tuple(self._array.shape), tuple(index._array.shape)
-    d = shapes.normalize_dim(op, dim, len(xs))
+    d = shape_rules.normalize_dim(op, dim, len(xs))
     if len(ishape) != len(xs) and (ishape or len(xs) > 1) and (xs or len(ishape) > 1):
         raise RuntimeError(
             f"{op}(): Index tensor must have the same number of dimensions as input tensor "
@@ -194,7 +194,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     def index_select(self: Any, dim: Any, index: Any) -> Any:
         _index_dtype(front, "index_select", index)
         x = self._array
-        d = shapes.normalize_dim("index_select", dim, x.ndim)
+        d = shape_rules.normalize_dim("index_select", dim, x.ndim)
         if index._array.ndim > 1:
             raise IndexError("index_select(): Index is supposed to be a vector")
         n = index._array.size
@@ -288,7 +288,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         x = self._array
         shape = tuple(x.shape)
         if (
-            shapes.broadcast_shapes(
+            shape_rules.broadcast_shapes(
                 "masked_fill_", shape, tuple(mask._array.shape), ("self", "mask")
             )
             != shape
@@ -319,7 +319,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 f"masked_select(): masked_select: expected BoolTensor for mask, got "
                 f"{mask._dtype.name} (argument 'mask')"
             )
-        shape = shapes.broadcast_shapes(
+        shape = shape_rules.broadcast_shapes(
             "masked_select", tuple(self._array.shape), tuple(mask._array.shape), ("self", "mask")
         )
         if meta:
@@ -354,7 +354,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             flat, fidx = xp.reshape(x, (-1,)), xp.reshape(idx, (-1,))
             _check_range("take_along_dim", fidx, flat.shape[0], 0)
             return make(xp.take(flat, fidx, axis=0), self._dtype, self._device)
-        d = shapes.normalize_dim("take_along_dim", dim, x.ndim)
+        d = shape_rules.normalize_dim("take_along_dim", dim, x.ndim)
         if idx.ndim != x.ndim:
             raise RuntimeError(
                 f"take_along_dim(): input and indices should have the same number of "
@@ -365,7 +365,9 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         ishape = list(idx.shape)
         xs[d] = ishape[d] = 1
         b = list(
-            shapes.broadcast_shapes("take_along_dim", tuple(xs), tuple(ishape), ("self", "indices"))
+            shape_rules.broadcast_shapes(
+                "take_along_dim", tuple(xs), tuple(ishape), ("self", "indices")
+            )
         )
         out_shape = list(b)
         out_shape[d] = idx.shape[d] if x.ndim else 1
@@ -388,7 +390,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         return kernel
 
     def masked_fill(self: Any, mask: Any, value: Any) -> Any:
-        shape = shapes.broadcast_shapes(
+        shape = shape_rules.broadcast_shapes(
             "masked_fill", tuple(self._array.shape), tuple(mask._array.shape), ("self", "mask")
         )
         x = self._array

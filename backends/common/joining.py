@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import errors, fastpaths, shapes
+from . import errors, fastpaths, shape_rules
 from .elementwise import MetaNamespace, Namespace
 from .frontend import FrontEnd
 
@@ -54,7 +54,7 @@ def cat_result(
             ref = shape
     if ref is None:
         return kept, (0,), 0, dt, dev
-    d = shapes.normalize_dim("cat", dim, len(ref))
+    d = shape_rules.normalize_dim("cat", dim, len(ref))
     total = 0
     for t, position in zip(kept, positions, strict=True):
         shape = t._array.shape
@@ -92,14 +92,14 @@ def _stack_result(
             dt = front.promote_types(dt, t._dtype)
         if t._device is not dev:
             raise errors.device_mismatch("stack", ("tensors[0]", dev), (f"tensors[{i}]", t._device))
-    d = shapes.normalize_dim("stack", dim, len(ref) + 1)
+    d = shape_rules.normalize_dim("stack", dim, len(ref) + 1)
     return tensors, (*ref[:d], len(tensors), *ref[d:]), d, dt, dev
 
 
 def _dims(op: str, dims: Any, ndim: int) -> tuple[int, ...]:
     out = []
     for d in [dims] if isinstance(dims, int) else dims:
-        n = shapes.normalize_dim(op, d, ndim, "dims")
+        n = shape_rules.normalize_dim(op, d, ndim, "dims")
         if n in out:
             raise RuntimeError(f"{op}(): dim {n} appears multiple times in the list of dims")
         out.append(n)
@@ -171,7 +171,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             raise RuntimeError(
                 f"roll(): with no dims, shifts must have one element, got {len(shifts)}"
             )
-        axes = [shapes.normalize_dim("roll", d, x.ndim, "dims") for d in dims]
+        axes = [shape_rules.normalize_dim("roll", d, x.ndim, "dims") for d in dims]
         if meta:
             return make_meta(tuple(x.shape), self._dtype, self._device)
         if not axes:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import errors, fastpaths, shapes
+from . import errors, fastpaths, shape_rules
 from .elementwise import Namespace, rename
 from .frontend import FrontEnd
 
@@ -98,7 +98,7 @@ def result_binary(
             raise errors.unsupported_dtype(op.name, dt)
     else:
         entry = _same_dtype(op, a, b, names)
-    shape = shapes.linalg_shape(op.name, _shape(a), _shape(b))
+    shape = shape_rules.linalg_shape(op.name, _shape(a), _shape(b))
     return shape, entry[0], entry[1], dev
 
 
@@ -113,9 +113,9 @@ def result_addmm(op: Any, self: Any, m1: Any, m2: Any) -> tuple[tuple[int, ...],
     entry = op.result_dtypes.get(m1._dtype)
     if entry is None:
         raise errors.unsupported_dtype("addmm", m1._dtype)
-    shape = shapes.linalg_shape("mm", _shape(m1), _shape(m2))
+    shape = shape_rules.linalg_shape("mm", _shape(m1), _shape(m2))
     s = _shape(self)
-    if shapes.broadcast_shapes("addmm", s, shape, ("self", "mat1 @ mat2")) != shape:
+    if shape_rules.broadcast_shapes("addmm", s, shape, ("self", "mat1 @ mat2")) != shape:
         raise RuntimeError(
             f"addmm(): The expanded size of the tensor must match: argument 'self' has shape "
             f"{list(s)}, which does not broadcast to the product's shape {list(shape)}"
@@ -134,7 +134,7 @@ def result_einsum(
     for i, t in enumerate(operands[1:], 1):
         _same_dtype(op, operands[0], t, ("tensors[0]", f"tensors[{i}]"))
     dt = operands[0]._dtype
-    shape = shapes.einsum_shape("einsum", equation, [_shape(t) for t in operands])
+    shape = shape_rules.einsum_shape("einsum", equation, [_shape(t) for t in operands])
     if len(operands) == 1:
         # One operand: a permutation, a diagonal or a sum.  Sums follow sum's dtype rule
         # (integers and bool accumulate in int64), as PyTorch's einsum does.
@@ -158,7 +158,7 @@ def result_tensordot(
 ) -> tuple[tuple[int, ...], Any, Any, Any]:
     dev = _device("tensordot", [("self", a), ("other", b)])
     entry = _same_dtype(op, a, b, ("self", "other"))
-    shape = shapes.tensordot_shape("tensordot", _shape(a), _shape(b), dims_a, dims_b)
+    shape = shape_rules.tensordot_shape("tensordot", _shape(a), _shape(b), dims_a, dims_b)
     return shape, entry[0], entry[1], dev
 
 

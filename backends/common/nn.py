@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import errors, fastpaths, shapes
+from . import errors, fastpaths, shape_rules
 from .elementwise import MetaNamespace, Namespace
 
 __all__ = ["REDUCTIONS", "kernels"]
@@ -98,7 +98,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             odt = dt if dtype is None else dtype
             _float_dtype(op, odt)
             x = self._array
-            d = shapes.normalize_dim(op, dim, x.ndim)
+            d = shape_rules.normalize_dim(op, dim, x.ndim)
             if meta:
                 return make_meta(tuple(x.shape), odt, self._device)
             a = _compute(x, odt)

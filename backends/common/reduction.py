@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from . import errors, fastpaths, shapes
+from . import errors, fastpaths, shape_rules
 from .elementwise import Namespace, rename
 from .frontend import FrontEnd
 
@@ -60,7 +60,7 @@ def plan(
     name = op.name
     shape = tuple(self._array.shape)
     ndim = len(shape)
-    axes = shapes.normalize_dims(name, dim, ndim)
+    axes = shape_rules.normalize_dims(name, dim, ndim)
     if ndim == 0:
         axes = None  # dim 0 of a 0-d tensor is the tensor itself (NumPy has no such axis)
     if dtype is not None:
@@ -82,7 +82,7 @@ def plan(
         for a in axes:
             if shape[a] == 0:
                 raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
-    return Plan(axes, shapes.reduced_shape(shape, axes, keepdim), cdt, odt)
+    return Plan(axes, shape_rules.reduced_shape(shape, axes, keepdim), cdt, odt)
 
 
 def _dtype_error(name: str, dt: Any) -> Exception:

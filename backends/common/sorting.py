@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import errors, shapes
+from . import errors, shape_rules
 from .elementwise import MetaNamespace, Namespace
 
 __all__ = ["kernels"]
@@ -47,7 +47,7 @@ def kernels(ns: Namespace) -> dict[str, Any]:
     def _sorted(op: Any, self: Any, dim: Any, descending: bool) -> tuple[Any, Any]:
         _check(op, self)
         x = self._array
-        d = shapes.normalize_dim(op.name, dim, x.ndim)
+        d = shape_rules.normalize_dim(op.name, dim, x.ndim)
         dev = self._device
         if meta:
             shape = tuple(x.shape)
@@ -75,7 +75,7 @@ def kernels(ns: Namespace) -> dict[str, Any]:
     def topk(self: Any, k: Any, dim: Any = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
         _check(topk_op, self)
         x = self._array
-        d = shapes.normalize_dim("topk", dim, x.ndim)
+        d = shape_rules.normalize_dim("topk", dim, x.ndim)
         size = x.shape[d] if x.ndim else 1
         k = int(k)
         if not 0 <= k <= size:
@@ -140,7 +140,7 @@ def kernels(ns: Namespace) -> dict[str, Any]:
     ) -> Any:  # fmt: skip
         _check(unique_op, self)
         x = self._array
-        d = shapes.normalize_dim("unique_dim", dim, x.ndim)
+        d = shape_rules.normalize_dim("unique_dim", dim, x.ndim)
         if meta:
             raise NotImplementedError(
                 "unique_dim(): the result's shape depends on the data, which meta tensors do "

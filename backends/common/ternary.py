@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import errors, fastpaths, shapes
+from . import errors, fastpaths, shape_rules
 from .elementwise import Namespace, rename
 from .frontend import FrontEnd
 from .numbers import check_fits, overflows
@@ -91,7 +91,7 @@ def result(
     entry = op.result_dtypes.get(dt)
     if entry is None:
         raise errors.unsupported_dtype(name, dt)
-    return shapes.broadcast_all(name, named), entry[0], entry[1]
+    return shape_rules.broadcast_all(name, named), entry[0], entry[1]
 
 
 _ADDC = frozenset({"addcmul", "addcdiv"})
@@ -134,7 +134,7 @@ def _addc_result(
         ("tensor1", _shape(front, t1)),
         ("tensor2", _shape(front, t2)),
     ]
-    return shapes.broadcast_all(name, named), cdt, entry[1]
+    return shape_rules.broadcast_all(name, named), cdt, entry[1]
 
 
 def _device(front: FrontEnd, *args: Any) -> Any:

@@ -25,7 +25,7 @@ from typing import Any
 
 from dispatch import parse_schema
 
-from . import errors, fastpaths, overlap, shapes
+from . import errors, fastpaths, overlap, shape_rules
 from .elementwise import rename_all
 from .frontend import FrontEnd
 from .numbers import check_fits, wrapped
@@ -298,7 +298,7 @@ def mutation_kernels(front: FrontEnd, meta: bool) -> dict[str, Any]:
         if not isinstance(src, tensor_type):
             raise TypeError(f"copy_(): argument 'src' must be a Tensor, not {type(src).__name__}")
         shape = tuple(self._array.shape)
-        got = shapes.broadcast_shapes("copy_", shape, tuple(src._array.shape), ("self", "src"))
+        got = shape_rules.broadcast_shapes("copy_", shape, tuple(src._array.shape), ("self", "src"))
         if got != shape:
             raise RuntimeError(
                 f"copy_(): output with shape {list(shape)} doesn't match the broadcast shape "

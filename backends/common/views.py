@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import fastpaths, shapes
+from . import fastpaths, shape_rules
 from .frontend import FrontEnd
 
 __all__ = ["kernels", "strided_diagonal"]
@@ -26,7 +26,7 @@ _ALL = slice(None)
 
 
 def _dim(op: str, dim: Any, ndim: int, arg: str = "dim") -> int:
-    return shapes.normalize_dim(op, dim, ndim, arg)
+    return shape_rules.normalize_dim(op, dim, ndim, arg)
 
 
 def _key(dim: int, index: Any) -> tuple[Any, ...]:

@@ -2,7 +2,7 @@
 
 Imports: ``dispatch`` and ``backends.common``.
 
-Every kernel is built from the shape rules in ``backends.common.shapes`` and the
+Every kernel is built from the shape rules in ``backends.common.shape_rules`` and the
 dtype rules of the operator table, the same ones the data kernels use, so a
 meta tensor's result has the shape and dtype the CPU result would have.
 ``register(front)`` registers them; ``tensor`` calls it once, with its ``FrontEnd``.

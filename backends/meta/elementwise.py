@@ -4,7 +4,7 @@ Imports: ``dispatch`` (the schema parser) and ``backends.common``.
 
 One kernel per family, registered for every row of that family in the operator
 table (a new unary operator needs no row here): dtypes come from the row's rule,
-exactly as in the data kernels, shapes from ``backends.common.shapes``.  Devices:
+exactly as in the data kernels, shapes from ``backends.common.shape_rules``.  Devices:
 every tensor must be on "meta", except 0-d CPU tensors (numbers), as in PyTorch.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 from dispatch import parse_schema
 
-from ..common import errors, shapes, ternary
+from ..common import errors, shape_rules, ternary
 from ..common.elementwise import check_operands
 from ..common.formulas import ARGUMENT_CHECKS
 from ..common.frontend import FrontEnd
@@ -86,7 +86,7 @@ def binary(
         if check is not None and (args or kwargs):
             check(entry[0], *args, **kwargs)
         dev = check_devices(front, name, [(names[0], self), (names[1], other)])
-        shape = shapes.broadcast_shapes(name, _shape(front, self), _shape(front, other), names)
+        shape = shape_rules.broadcast_shapes(name, _shape(front, self), _shape(front, other), names)
         return make_meta(shape, entry[1], dev)
 
     kernel.__name__ = kernel.__qualname__ = name

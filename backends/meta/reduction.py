@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..common import reduction as red
-from ..common import shapes
+from ..common import shape_rules
 from ..common.elementwise import MetaNamespace
 from ..common.frontend import FrontEnd
 from ..cpu.reduction import EXTREMES, REDUCTIONS
@@ -27,7 +27,7 @@ def kernels(front: FrontEnd) -> dict[str, Any]:
 
     def reduced(x: Any, axes: Any, keepdim: bool, *extra: Any) -> Any:
         # argmax(keepdim=True) without a dim keeps every dim as 1, like NumPy and PyTorch.
-        return meta_array(shapes.reduced_shape(tuple(x.shape), axes, keepdim), x.dtype)
+        return meta_array(shape_rules.reduced_shape(tuple(x.shape), axes, keepdim), x.dtype)
 
     def scanned(x: Any, axis: int) -> Any:
         return meta_array(tuple(x.shape), x.dtype)

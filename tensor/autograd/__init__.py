@@ -9,7 +9,7 @@ behind the rest.
 from dispatch import Library, OpOverload, fallthrough_kernel, ops, set_autograd_kernel_factory
 
 from ..optable import FORMULAS, NOT_DIFFERENTIABLE, sum_to
-from ._api import backward, grad
+from ._backward import backward, grad
 from ._function import Function, FunctionCtx, autograd_kernel_from_backward
 from ._grad_mode import (
     enable_grad,

@@ -14,7 +14,7 @@ import numpy as np
 from dispatch import ops
 
 from . import _grad_mode
-from ._api import grad
+from ._backward import grad
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 

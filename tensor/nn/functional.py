@@ -1,6 +1,6 @@
 """``tt.nn.functional``: PyTorch's ``torch.nn.functional`` signatures over the core operators.
 
-Imports: ``dispatch`` and ``tensor``'s ``_api`` (the generated functions) and ``_tensor``.
+Imports: ``dispatch`` and ``tensor``'s ``_generated`` (the generated functions) and ``_tensor``.
 
 Each function translates PyTorch's Python conventions (``reduction="mean"``,
 ``training=``, ``padding_idx=None``, ``return_indices=``, ``dim=None`` for
@@ -22,7 +22,7 @@ from typing import Any
 
 from dispatch import ops
 
-from .._api import FUNCTIONS
+from .._generated import FUNCTIONS
 from .._tensor import Tensor
 
 __all__ = [

@@ -4,7 +4,7 @@ Imports: ``dispatch`` (the schema parser and ``ops.core``, which formulas call),
 ``tensor._dtype``, and its own modules: the row type (``_row``), the formulas'
 helpers (``_grad``), the generated variants (``_variants``) and the family modules
 ``elementwise``, ``reduction``, ``linalg``, ``creation``, ``shape`` and ``nn`` (the
-backends' family names).  ``tensor._ops`` reads ``OP_TABLE`` to define the schemas in
+backends' family names).  ``tensor._definitions`` reads ``OP_TABLE`` to define the schemas in
 the ``core`` namespace and to generate ``tt.<name>`` functions and Tensor methods;
 the backends read it for their dtype rules; ``tensor.autograd`` registers
 ``FORMULAS`` and ``NOT_DIFFERENTIABLE``, ``tensor._autocast`` registers ``AUTOCAST``;

@@ -146,7 +146,7 @@ class OpInfo:
     method: bool = True
     dunders: tuple[str, ...] = ()
     rdunders: tuple[str, ...] = ()
-    # Name of a hand-written Python wrapper in tensor._pyapi (irregular signatures).
+    # Name of a hand-written Python wrapper in tensor._wrappers (irregular signatures).
     py: str = ""
     # Extra data the backends' tables key on (e.g. a unary op's NumPy name).
     tags: tuple[str, ...] = ()

@@ -31,7 +31,7 @@ def _loaded_after(module: str) -> set[str]:
     [
         "backends",
         "backends.common",
-        "backends.common.shapes",
+        "backends.common.shape_rules",
         "backends.common.elementwise",
         "backends.cpu",
         "backends.meta",
@@ -43,8 +43,8 @@ def test_importing_a_backend_loads_no_tensor_module(module: str) -> None:
 
 
 def test_the_shape_rules_import_nothing_heavy() -> None:
-    """``backends.common.shapes`` is pure functions: no front end, no array library."""
-    loaded = _loaded_after("backends.common.shapes")
+    """``backends.common.shape_rules`` is pure functions: no front end, no array library."""
+    loaded = _loaded_after("backends.common.shape_rules")
     assert not loaded & {"tensor", "dispatch", "numpy", "cupy", "array_api_compat"}, loaded
 
 

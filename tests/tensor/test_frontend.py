@@ -12,7 +12,7 @@ import backends.cpu
 import tensor as tt
 from backends import FrontEnd
 from tensor._frontend import FRONT
-from tensor.layout import infer_size
+from tensor._layout import infer_size
 
 DTYPES = [
     "bool",

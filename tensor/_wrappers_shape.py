@@ -1,17 +1,17 @@
 """Python wrappers of the shape operators whose PyTorch signatures are irregular.
 
-Imports: ``tensor``'s ``_convert``, ``_indexing``, ``_meta_array``, ``_ops``, ``_tensor``,
+Imports: ``tensor``'s ``_convert``, ``_indexing``, ``_meta_array``, ``_definitions``, ``_tensor``,
 ``return_types``.
 
 Methods take sizes as varargs or one sequence (``x.view(2, 3)``, ``x.view((2, 3))``);
 ``split`` takes an int or a list of sizes (two overloads); ``squeeze`` takes no
 dim, an int or a tuple; ``sort``/``argsort`` take ``stable=``; ``nonzero`` takes
 ``as_tuple=``; ``unique`` returns a tensor or a tuple depending on its flags.
-``tensor._pyapi`` merges ``WRAPPERS``/``METHOD_WRAPPERS`` into its own tables;
+``tensor._wrappers`` merges ``WRAPPERS``/``METHOD_WRAPPERS`` into its own tables;
 the operator table names each wrapper in its ``py`` field.  ``TENSOR_ATTRS`` are
 the layout accessors (``stride()``, ``storage_offset()``, ``is_contiguous()``,
 ``data_ptr()``), ``T``/``mT`` and indexing, set on the Tensor class by
-``tensor._api.install``.
+``tensor._generated.install``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 from dispatch import ops
 
-from . import _convert, _indexing, _ops, optable, return_types
+from . import _convert, _definitions, _indexing, optable, return_types
 from ._meta_array import MetaArray
 from ._tensor import Tensor
 
@@ -28,12 +28,12 @@ __all__ = ["METHOD_WRAPPERS", "TENSOR_ATTRS", "WRAPPERS"]
 
 
 def _ov(name: str, index: int = 0) -> Any:
-    return _ops.overloads(name)[index]
+    return _definitions.overloads(name)[index]
 
 
 def out_ov(name: str, index: int = 0) -> Any:
     """The out= overload made from a row's ``index``-th overload (``max.other_out``)."""
-    schemas = _ops.schemas(name)
+    schemas = _definitions.schemas(name)
     names = {s.overload_name for s in schemas}
     overload = optable.out_overload(schemas[index].overload_name, names)
     return getattr(getattr(ops.core, schemas[index].name), overload)

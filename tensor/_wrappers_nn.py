@@ -1,14 +1,14 @@
 """Python wrappers of nn operators with irregular signatures (``tt.conv2d``,
 ``tt.binary_cross_entropy_with_logits``).
 
-Imports: ``tensor._ops`` and ``_tensor``.  ``tensor._pyapi`` merges ``WRAPPERS``.
+Imports: ``tensor._definitions`` and ``_tensor``.  ``tensor._wrappers`` merges ``WRAPPERS``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import _ops
+from . import _definitions
 from ._tensor import Tensor
 
 __all__ = ["WRAPPERS"]
@@ -25,7 +25,7 @@ def conv2d(
 ) -> Tensor:
     """2-D convolution (cross-correlation); ``padding`` is ints or ``"same"``/``"valid"``."""
     index = 1 if isinstance(padding, str) else 0
-    return _ops.overloads("conv2d")[index](  # type: ignore[no-any-return]
+    return _definitions.overloads("conv2d")[index](  # type: ignore[no-any-return]
         input, weight, bias, stride, padding, dilation, groups
     )
 
@@ -44,7 +44,7 @@ def binary_cross_entropy_with_logits(
 ) -> Tensor:
     """The loss of each element (``reduction`` 0), or its mean (1) or sum (2); see
     Note [binary_cross_entropy_with_logits defaults]."""
-    return _ops.overloads("binary_cross_entropy_with_logits")[0](  # type: ignore[no-any-return]
+    return _definitions.overloads("binary_cross_entropy_with_logits")[0](  # type: ignore[no-any-return]
         input, target, weight, pos_weight, reduction
     )
 

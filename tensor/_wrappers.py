@@ -1,6 +1,6 @@
 """Hand-written Python wrappers for operators whose PyTorch signature is irregular.
 
-Imports: ``tensor._ops``, ``_tensor``, ``_device``, ``_dtype``, ``return_types``.
+Imports: ``tensor._definitions``, ``_tensor``, ``_device``, ``_dtype``, ``return_types``.
 
 Factories take sizes as varargs or one sequence (``zeros(2, 3)``, ``zeros((2, 3))``)
 and a ``requires_grad`` flag that is not part of the operator; ``max(x, 1)`` and
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import _ops, _pynn, _pyshape, return_types
+from . import _definitions, _wrappers_nn, _wrappers_shape, return_types
 from ._tensor import Tensor
 from .optable import OpInfo
 
@@ -23,7 +23,7 @@ __all__ = ["METHOD_WRAPPERS", "WRAPPERS"]
 
 
 def _ov(name: str, index: int = 0) -> Any:
-    return _ops.overloads(name)[index]
+    return _definitions.overloads(name)[index]
 
 
 def _factory_out(name: str, index: int, out: Any, args: tuple[Any, ...], **kwargs: Any) -> Any:
@@ -38,7 +38,7 @@ def _factory_out(name: str, index: int, out: Any, args: tuple[Any, ...], **kwarg
         kwargs["dtype"] = out.dtype
         if kwargs.get("device") is None:
             kwargs["device"] = out.device
-    return _pyshape.out_ov(name, index)(*args, out=out, **kwargs)
+    return _wrappers_shape.out_ov(name, index)(*args, out=out, **kwargs)
 
 
 _MISSING: Any = object()
@@ -243,7 +243,7 @@ def normal(
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
     index = 0 if mt and st else 1 if mt else 2 if st else 3
     if index < 3:
-        ov = _ov("normal", index) if out is None else _pyshape.out_ov("normal", index)
+        ov = _ov("normal", index) if out is None else _wrappers_shape.out_ov("normal", index)
         t = (
             ov(mean, std, generator=generator)
             if out is None
@@ -293,13 +293,13 @@ def where(
     """``input`` where ``condition`` holds, else ``other`` (either may be a number);
     ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``."""
     if input is _MISSING and other is _MISSING:
-        return _pyshape.nonzero(condition, as_tuple=True)
+        return _wrappers_shape.nonzero(condition, as_tuple=True)
     if input is _MISSING or other is _MISSING:
         raise TypeError("where(condition, input, other): pass both input and other")
     ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
     index = 0 if ti and to else 1 if ti else 2 if to else 3
     if out is not None:
-        return _pyshape.out_ov("where", index)(condition, input, other, out=out)  # type: ignore[no-any-return]
+        return _wrappers_shape.out_ov("where", index)(condition, input, other, out=out)  # type: ignore[no-any-return]
     return _ov("where", index)(condition, input, other)  # type: ignore[no-any-return]
 
 
@@ -308,7 +308,7 @@ def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
 
 
 def _max_min(name: str) -> Callable[..., Any]:
-    whole, by_dim, other_ov = _ops.overloads(name)
+    whole, by_dim, other_ov = _definitions.overloads(name)
     result = return_types.get(name, ("values", "indices"))
 
     def fn(
@@ -323,12 +323,12 @@ def _max_min(name: str) -> Callable[..., Any]:
             other, dim = dim, _MISSING
         if out is not None:
             if other is not _MISSING:
-                return _pyshape.out_ov(name, 2)(input, other, out=out)
+                return _wrappers_shape.out_ov(name, 2)(input, other, out=out)
             if dim is _MISSING:
-                return _pyshape.out_ov(name, 0)(input, out=out)
-            values, indices = _pyshape.pair(name, out)
+                return _wrappers_shape.out_ov(name, 0)(input, out=out)
+            values, indices = _wrappers_shape.pair(name, out)
             return result._make(
-                _pyshape.out_ov(name, 1)(input, dim, keepdim, values=values, indices=indices)
+                _wrappers_shape.out_ov(name, 1)(input, dim, keepdim, values=values, indices=indices)
             )
         if other is not _MISSING:
             return other_ov(input, other)
@@ -365,7 +365,7 @@ def norm(
         )
     kwargs: dict[str, Any] = {} if dtype is None else {"dtype": dtype}
     if out is not None:
-        return _pyshape.out_ov("norm")(input, p, dim, keepdim, out=out, **kwargs)  # type: ignore[no-any-return]
+        return _wrappers_shape.out_ov("norm")(input, p, dim, keepdim, out=out, **kwargs)  # type: ignore[no-any-return]
     return _ov("norm")(input, p, dim, keepdim, **kwargs)  # type: ignore[no-any-return]
 
 
@@ -395,7 +395,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
         dims_a = [dims_a] if isinstance(dims_a, int) else list(dims_a)
         dims_b = [dims_b] if isinstance(dims_b, int) else list(dims_b)
     if out is not None:
-        return _pyshape.out_ov("tensordot")(a, b, dims_a, dims_b, out=out)  # type: ignore[no-any-return]
+        return _wrappers_shape.out_ov("tensordot")(a, b, dims_a, dims_b, out=out)  # type: ignore[no-any-return]
     return _ov("tensordot")(a, b, dims_a, dims_b)  # type: ignore[no-any-return]
 
 
@@ -421,6 +421,6 @@ WRAPPERS: dict[str, Any] = {
 }
 # Methods whose receiver is not the wrapper's first argument.
 METHOD_WRAPPERS: dict[str, Any] = {"where": _where_method}
-WRAPPERS.update(_pyshape.WRAPPERS)  # the shape operators' wrappers (view, split, sort, ...)
-WRAPPERS.update(_pynn.WRAPPERS)
-METHOD_WRAPPERS.update(_pyshape.METHOD_WRAPPERS)
+WRAPPERS.update(_wrappers_shape.WRAPPERS)  # the shape operators' wrappers (view, split, sort, ...)
+WRAPPERS.update(_wrappers_nn.WRAPPERS)
+METHOD_WRAPPERS.update(_wrappers_shape.METHOD_WRAPPERS)

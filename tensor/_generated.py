@@ -1,6 +1,6 @@
 """The Python surface generated from the operator table: ``tt.<name>``, methods, operators.
 
-Imports: ``dispatch``, ``tensor.optable``, ``_ops``, ``_pyapi``, ``_tensor``,
+Imports: ``dispatch``, ``tensor.optable``, ``_definitions``, ``_wrappers``, ``_tensor``,
 ``_promotion`` and ``return_types``.
 
 Each function is generated once from its row's first schema, as source text
@@ -9,7 +9,7 @@ PyTorch's parameters) and costs one plain Python call: no ``*args``/``**kwargs``
 repacking, and keyword-only arguments are forwarded only when the caller gave
 them (see Note [Forwarding defaults]).  Rows with several overloads choose one by
 which arguments are tensors; rows with irregular signatures use a hand-written
-wrapper from ``tensor._pyapi``.  The same code becomes the Tensor method, with the
+wrapper from ``tensor._wrappers``.  The same code becomes the Tensor method, with the
 receiver in place of ``input``.
 
 Note [Forwarding defaults]
@@ -30,7 +30,7 @@ import numpy as np
 
 from dispatch import FunctionSchema, ops
 
-from . import _ops, _pyapi, _pyshape, return_types
+from . import _definitions, _wrappers, _wrappers_shape, return_types
 from ._factories import from_numpy
 from ._promotion import PYTHON_SCALARS
 from ._tensor import Tensor, wrap_number
@@ -43,7 +43,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {}  # "sin", "linalg.vector_norm", ..
 # their written arguments: ["out"], or one per result (["values", "indices"] for topk.out).
 _OUT_ROWS = frozenset(op.name for op in OP_TABLE if op.family == "out")
 _OUT_NAMES = {
-    op.name: [a.name for a in _ops.schemas(op)[0].arguments if a.is_write]
+    op.name: [a.name for a in _definitions.schemas(op)[0].arguments if a.is_write]
     for op in OP_TABLE
     if op.family == "out"
 }
@@ -71,8 +71,8 @@ def _wrapped(wrap: str, call: str) -> str:
 
 def _generate(op: OpInfo, receiver: str) -> Callable[..., Any]:
     """Source for one function (``receiver="input"``) or method (``receiver="self"``)."""
-    schemas = _ops.schemas(op)
-    overloads = _ops.overloads(op)
+    schemas = _definitions.schemas(op)
+    overloads = _definitions.overloads(op)
     primary = schemas[0]
     env: dict[str, Any] = {"_Tensor": Tensor, "_packet": getattr(ops.core, op.name)}
     params: list[str] = []
@@ -110,7 +110,7 @@ def _generate(op: OpInfo, receiver: str) -> Callable[..., Any]:
         if outs == ["out"]:
             lines.append(f"        return _packet({', '.join([*given, 'out=out'])})")
         else:  # out=(values, indices): one out tensor per named result
-            env["_pair"] = _pyshape.pair
+            env["_pair"] = _wrappers_shape.pair
             env["_rto"] = return_types.get(op.name, tuple(outs))
             written = [f"{n}=_o[{i}]" for i, n in enumerate(outs)]
             lines.append(f"        _o = _pair({op.name!r}, out)")
@@ -226,7 +226,7 @@ _REFLECTED = {
 def _by_second_arg(op: OpInfo) -> tuple[Any, Any]:
     """(overload taking a Tensor second argument, overload taking a Scalar one)."""
     tensor_ov = scalar_ov = None
-    for schema, ov in zip(_ops.schemas(op), _ops.overloads(op), strict=True):
+    for schema, ov in zip(_definitions.schemas(op), _definitions.overloads(op), strict=True):
         args = schema.arguments
         if len(args) < 2 or args[0].type.tensor_kind != "tensor":
             continue
@@ -239,7 +239,7 @@ def _by_second_arg(op: OpInfo) -> tuple[Any, Any]:
 
 
 def _scalar_first(op: OpInfo) -> Any:
-    for schema, ov in zip(_ops.schemas(op), _ops.overloads(op), strict=True):
+    for schema, ov in zip(_definitions.schemas(op), _definitions.overloads(op), strict=True):
         if schema.arguments[0].type.tensor_kind is None:
             return ov
     raise LookupError(f"{op.name} has no overload taking a Scalar first")
@@ -255,7 +255,7 @@ def _dunder(op: OpInfo, name: str) -> Callable[..., Any]:
     }
     tensor_ov, scalar_ov = _by_second_arg(op)
     if op.family == "unary":
-        ov = _ops.overloads(op)[0]
+        ov = _definitions.overloads(op)[0]
         env["_ov"] = getattr(ov, "call1", ov)  # one tensor: no argument tuple to build
         source = f"def {name}(self):\n    return _ov(self)\n"
     elif name in _REFLECTED:
@@ -310,7 +310,7 @@ _FORWARD = {"__rsub__": "sub"}
 def install() -> None:
     """Generate every function, method and operator of the table; set them on Tensor."""
     for op in OP_TABLE:
-        custom = _pyapi.WRAPPERS.get(op.py) if op.py else None
+        custom = _wrappers.WRAPPERS.get(op.py) if op.py else None
         fname = op.function_name
         if fname is not None:
             if custom is not None:
@@ -320,7 +320,7 @@ def install() -> None:
             FUNCTIONS[fname] = fn
         if op.method:
             if custom is not None:
-                method = _pyapi.METHOD_WRAPPERS.get(op.py, custom)
+                method = _wrappers.METHOD_WRAPPERS.get(op.py, custom)
             else:
                 method = _generate(op, "self")
                 method.__qualname__ = f"Tensor.{op.name}"
@@ -330,7 +330,7 @@ def install() -> None:
             METHODS[name] = _dunder(op, name)
     for name, method in METHODS.items():
         setattr(Tensor, name, method)
-    for name, attr in _pyshape.TENSOR_ATTRS.items():  # stride(), T, __getitem__, ...
+    for name, attr in _wrappers_shape.TENSOR_ATTRS.items():  # stride(), T, __getitem__, ...
         setattr(Tensor, name, attr)
 
 
