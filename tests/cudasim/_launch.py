@@ -13,15 +13,16 @@ float64).
 
 Note [Guarded copies]
 Host memory does not fault where a GPU's would: a kernel reading past the end of a
-NumPy buffer reads its neighbour.  So each launch copies the memory its array
-arguments can reach (the byte range of each array's base, overlapping ranges merged
-so aliasing survives) into fresh pages with an inaccessible page on each side, the
-data placed 16 to 271 bytes below the upper one, at the same address modulo 256 as the
-original (so the alignment the launcher computed still holds).  The bytes between the data and the guard pages
-are 0xff: an out-of-bounds read gets NaN or -1, an out-of-bounds write is reported
-when the launch ends, and a wild access faults, which the runtime reports as an
-error.  After the launch the ranges are copied back.  ``ARRAYDISPATCH_CUDASIM_MEMCHECK=0``
-turns this off (the kernels then run on the arrays' own memory).
+NumPy buffer reads its neighbour.  So each launch copies the memory each array argument
+spans (its own elements' byte range, not its base's: a kernel has no business outside
+the view it was given; overlapping ranges are merged, so aliasing survives) into fresh
+pages with an inaccessible page on each side, the data 16 to 271 bytes below the upper
+one, at the same address modulo 256 as the original (so the alignment the launcher
+computed still holds).  The bytes between the data and the guard pages are 0xff: an
+out-of-bounds read gets NaN or -1, an out-of-bounds write is reported when the launch
+ends, and a wild access faults, which the runtime reports as an error.  After the
+launch the ranges are copied back.  ``ARRAYDISPATCH_CUDASIM_MEMCHECK=0`` turns this off
+(the kernels then run on the arrays' own memory).
 """
 
 from __future__ import annotations
@@ -247,12 +248,8 @@ class _Guarded:
     def __init__(self, arrays: list[tuple[int, np.ndarray]]) -> None:
         spans: list[list[int]] = []
         for _, a in arrays:
-            root = a
-            while isinstance(root.base, np.ndarray):
-                root = root.base
-            lo, hi = np.lib.array_utils.byte_bounds(root)
-            lo2, hi2 = np.lib.array_utils.byte_bounds(a)  # an as_strided view may reach out
-            spans.append([min(lo, lo2), max(hi, hi2, lo + 1)])
+            lo, hi = np.lib.array_utils.byte_bounds(a)
+            spans.append([lo, hi])
         spans.sort()
         merged: list[list[int]] = []
         for lo, hi in spans:

@@ -210,10 +210,13 @@ def test_writes_past_an_array_are_reported(lib: _launch.Library) -> None:
         lib.kernel("write_at")((1,), (32,), (x, np.int64(10)))
     with pytest.raises(_launch.KernelError, match="segmentation fault.*outside every array"):
         lib.kernel("write_at")((1,), (32,), (x, np.int64(1 << 44)))  # non-canonical
+    # A view's own elements are all a kernel may touch, not the rest of its base array.
     with pytest.raises(_launch.KernelError, match=r"wrote 4 byte\(s\) before the start"):
-        lib.kernel("write_at")((1,), (32,), (x[4:], np.int64(-5)))
-    lib.kernel("write_at")((1,), (32,), (x[4:], np.int64(-4)))  # inside the base array
-    assert x[0] == 1.0
+        lib.kernel("write_at")((1,), (32,), (x[4:], np.int64(-1)))
+    with pytest.raises(_launch.KernelError, match=r"wrote 4 byte\(s\) past the end of the 8-byte"):
+        lib.kernel("write_at")((1,), (32,), (x[4:6], np.int64(2)))
+    lib.kernel("write_at")((1,), (32,), (x[::-3], np.int64(-9)))  # x[0], by a negative stride
+    assert x[0] == 1.0 and x.sum() == 1.0
 
 
 def test_arguments_are_checked_against_the_kernel(lib: _launch.Library) -> None:
