@@ -125,7 +125,10 @@ def _compiler_id(cxx: str) -> str:
 
 def _key(code: str, options: Sequence[str], instances: Sequence[str], cxx: str, cuda: str) -> str:
     h = hashlib.sha256()
-    for part in (VERSION, code, "\0".join(options), "\0".join(instances), _compiler_id(cxx),
+    # -I folders count by the contents of what they provide (below), not their paths: a
+    # copy of the headers elsewhere builds the same library.
+    flags = [o for o in options if o not in include_dirs(options) and not o.startswith("-I")]
+    for part in (VERSION, code, "\0".join(flags), "\0".join(instances), _compiler_id(cxx),
                  " ".join(FLAGS), cuda):  # fmt: skip
         h.update(part.encode())
         h.update(b"\0")
@@ -133,7 +136,7 @@ def _key(code: str, options: Sequence[str], instances: Sequence[str], cxx: str, 
         h.update(path.name.encode())
         h.update(path.read_bytes())
     for path in _included(code, include_dirs(options)):
-        h.update(str(path).encode())
+        h.update(path.name.encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:24]
 
