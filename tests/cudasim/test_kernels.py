@@ -23,6 +23,7 @@ from backends.cuda import _launch as geometry
 from . import _build, _launch
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
+pytestmark = pytest.mark.cudasim
 
 
 def _library(source: str) -> _launch.Library:

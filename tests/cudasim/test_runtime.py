@@ -100,6 +100,7 @@ INSTANCES = [
     "write_at", "scale",
 ]  # fmt: skip
 ORDERS = sorted(_launch.ORDERS)
+pytestmark = pytest.mark.cudasim
 
 
 @pytest.fixture(scope="module")
