@@ -7,7 +7,7 @@ repository root (``tests/cudasim/test_cuda_suite.py`` does this in a subprocess)
 ``tests/cudasim/fake`` first on ``sys.path`` here makes it the ``cupy`` every later
 import finds (``PYTHONPATH`` too, for the session's own subprocesses).  At configure
 time every ``.cu`` source of ``backends/cuda`` is planned with all its instances
-(``backends.cuda._tables.instances()``), so each is one cached build.  At the end the
+(``backends.cuda._tables.instances(tensor.op_info)``), so each is one cached build.  At the end the
 plugin prints what ran (libraries, build times, kernel instances launched) and, when
 ``ARRAYDISPATCH_CUDASIM_STATS`` names a file, writes it there as JSON.
 """
@@ -36,21 +36,23 @@ _START = time.perf_counter()
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    import tensor
     from backends.cuda import _compile, _tables
 
     from . import _modules
 
-    for source, names in _tables.instances().items():
+    for source, names in _tables.instances(tensor.op_info).items():
         _modules.plan(_compile.source_text(source), names)
 
 
 def stats() -> dict[str, Any]:
     """What the harness did in this process: builds, launches per instance, unplanned ones."""
+    import tensor
     from backends.cuda import _compile, _tables
 
     from . import _modules
 
-    sources = {_compile.source_text(s): s for s in _tables.instances()}
+    sources = {_compile.source_text(s): s for s in _tables.instances(tensor.op_info)}
     executed: dict[str, dict[str, int]] = {}
     for lib in _modules.libraries():
         source = sources.get(Path(lib.built.path).parent.joinpath("source.cu").read_text(), "?")
@@ -58,7 +60,7 @@ def stats() -> dict[str, Any]:
             if n:
                 executed.setdefault(source, {})[name] = n
     return {
-        "instances": {s: len(names) for s, names in _tables.instances().items()},
+        "instances": {s: len(names) for s, names in _tables.instances(tensor.op_info).items()},
         "executed": executed,
         "unplanned": _modules.unplanned(),
         "builds": [

@@ -1,6 +1,6 @@
 """backends/cuda's own kernels, run on the CPU by the harness, against NumPy.
 
-Each source is built once with every instance ``backends.cuda._tables.instances()``
+Each source is built once with every instance ``backends.cuda._tables.instances(tensor.op_info)``
 lists (the same cached libraries the plugin's sessions load) and its kernels are
 launched as the Python launchers launch them: strided elementwise kernels through
 ``backends.cuda._launch.geometry`` (transposed, sliced, reversed, broadcast operands,
@@ -17,6 +17,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import tensor
 from backends.cuda import _compile, _tables
 from backends.cuda import _launch as geometry
 
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.cudasim
 
 
 def _library(source: str) -> _launch.Library:
-    names = _tables.instances()[source]
+    names = _tables.instances(tensor.op_info)[source]
     return _launch.Library(_build.build(_compile.source_text(source), _compile.OPTIONS, names))
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import tensor
 from backends.cuda import _compile, _tables
 from backends.cuda import _launch as geometry
 
@@ -44,7 +45,7 @@ def _mutant(tmp_path: Path, source: str, file: str, old: str, new: str) -> _laun
         text = (include / file).read_text()
         assert old in text, f"{file} changed: the planted bug no longer applies"
         (include / file).write_text(text.replace(old, new))
-    names = _tables.instances()[source]
+    names = _tables.instances(tensor.op_info)[source]
     return _launch.Library(_build.build(code, ("-std=c++17", f"-I{include}"), names))
 
 
