@@ -153,6 +153,7 @@ class Library:
         with_keyset: bool = False,
         allow_override: bool = False,
         grad_only: bool = False,
+        location: str | None = None,
     ) -> None:
         """Register ``fn`` for ``op_name`` at ``dispatch_key``.
 
@@ -160,7 +161,10 @@ class Library:
         With ``with_keyset=True`` it is called as ``fn(keyset, *args, **kwargs)``.
         ``grad_only=True`` declares an autograd-layer kernel that only redispatches
         below its key unless an argument requires grad and grad mode is on, so other
-        calls skip it (Note [Grad-only kernels] in ``_operator.py``).
+        calls skip it (Note [Grad-only kernels] in ``_operator.py``).  ``location``
+        (``file:line``) is what ``dump_table`` shows as the registration site; by
+        default the caller's line, but a loop that registers kernels made from table
+        rows names each row's line instead.
         """
         self._check_alive("impl")
         if self.ns == "_":
@@ -184,7 +188,7 @@ class Library:
                 fn,
                 with_keyset=with_keyset,
                 allow_override=allow_override,
-                location=_registry.caller_location(),
+                location=location or _registry.caller_location(),
                 grad_only=grad_only,
             )
         )

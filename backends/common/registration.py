@@ -39,12 +39,16 @@ def register_backend(
     (the CUDA backend's device guard).
     """
     lib = Library("core", "IMPL")
+    rows = {op.name: op for op in front.op_table}
     found: dict[str, Any] = {}
     for module in modules:
         found.update(module.kernels(front))
     # add_, add.out, ...: made from the functional kernels
     found.update(variants.kernels(front, found, f"{package}.variants"))
     for qualname, kernel in found.items():
-        lib.impl(qualname, kernel if wrap is None else wrap(qualname, kernel), key)
+        # The registration site dump_table shows: the table row the kernel was made from.
+        row = rows.get(qualname.partition(".")[0])
+        site = row.defined_at if row is not None else None
+        lib.impl(qualname, kernel if wrap is None else wrap(qualname, kernel), key, location=site)
     creation.register(lib, front)
     return lib

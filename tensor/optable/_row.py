@@ -8,6 +8,7 @@ in-place and out= rows from the rows' flags.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Literal, NamedTuple
@@ -132,6 +133,14 @@ class InPlace(NamedTuple):
 INPLACE_FUNCTION = InPlace(function=True)
 
 
+def _row_site() -> str:
+    """``file:line`` of the module-level statement making a row (the family module's)."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_name != "<module>":
+        frame = frame.f_back  # type: ignore[assignment]
+    return "<unknown>" if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
 @dataclass(frozen=True, eq=False)
 class OpInfo:
     """One operator: its schemas, dtype rule, Python surface, derivative, autocast policy
@@ -162,6 +171,13 @@ class OpInfo:
     inplace: InPlace | None = None
     # Whether it has an out= form (``add.out``); None: its family says (``_variants``).
     out: bool | None = None
+    # ``file:line`` of the row (set when it is made; generated rows keep their base's): the
+    # registration site ``dump_table`` shows for the kernels made from it.
+    defined_at: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.defined_at:
+            object.__setattr__(self, "defined_at", _row_site())
 
     @property
     def function_name(self) -> str | None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import inspect
+import linecache
 import traceback
 
 import pytest
@@ -40,3 +41,17 @@ def test_a_traceback_through_generated_code_prints_its_line() -> None:
     assert generated, [f.filename for f in frames]
     # tt.add(x, "x"): not a tensor, alpha omitted -> the Scalar overload, whose check raises.
     assert generated[0].line == "return _ov1(input, other)"
+
+
+def test_a_backend_kernel_is_registered_at_its_row() -> None:
+    """dump_table's site of a kernel made from a table row is the row's line, not the
+    registration loop's (issue #15: visible code)."""
+    import dispatch
+
+    path, _, line = tt.op_info("sin").defined_at.rpartition(":")
+    assert path.endswith("tensor/optable/elementwise.py")
+    assert '_unary("sin"' in linecache.getline(path, int(line))
+    table = dispatch.dump_table("core::sin")
+    assert f"registered at CPU: backends.cpu.elementwise.sin ({path}:{line}, active)" in table
+    # Generated forms keep their base row's site.
+    assert tt.op_info("sin_").defined_at == tt.op_info("sin").defined_at
