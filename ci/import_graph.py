@@ -4,7 +4,7 @@
 
 Parts are the packages and, inside ``backends``, each backend: ``dispatch``,
 ``backends.common``, ``backends.cpu``, ``backends.meta``, ``backends.cuda``,
-``tensor``.  An edge A -> B means some module of A imports a module of B (at the top
+``backends.composite`` (the device-independent kernels), ``tensor``.  An edge A -> B means some module of A imports a module of B (at the top
 or inside a function: lazy imports count).  The README's graph is this script's
 output; ``tests/backends/test_import_direction.py`` keeps the direction one-way.
 """
@@ -23,6 +23,7 @@ PARTS = (
     "backends.cpu",
     "backends.meta",
     "backends.cuda",
+    "backends.composite",
     "backends",  # the package's own __init__
     "tensor",
 )

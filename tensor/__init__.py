@@ -74,13 +74,14 @@ with _bulk_registration():
 
     # Last: the backends register their kernels, built from the front end (the names
     # above) that ``_frontend.FRONT`` hands them.
+    import backends.composite as _composite
     import backends.cpu as _cpu
     import backends.meta as _meta
 
-    from . import _composite, _inplace_or_view, cuda, linalg
+    from . import _inplace_or_view, cuda, linalg
     from ._frontend import FRONT as _FRONT
 
-    _composite.register()
+    _composite.register(_FRONT)
     _inplace_or_view.register()
     _cpu.register(_FRONT)
     _meta.register(_FRONT)

@@ -12,7 +12,7 @@ records the casts.  Operators without a policy fall through (the dispatcher's
 default fallthrough fallbacks), custom operators included unless they declare
 one with ``dispatch.register_autocast``.  ``einsum`` and ``tensordot`` run PyTorch's
 decomposition under CPU autocast (``DECOMPOSED``; Note [einsum and tensordot under
-autocast] in ``tensor._composite_linalg``).
+autocast] in ``backends.composite.linalg``).
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import dispatch
+from backends.composite import linalg as _composite_linalg
 from dispatch import DispatchKey, DispatchKeySet, Library, ops
 
-from . import _composite_linalg, _dtype, cuda, optable
+from . import _dtype, cuda, optable
 from ._dtype import dtype
 
 __all__ = [

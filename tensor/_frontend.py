@@ -13,7 +13,7 @@ from __future__ import annotations
 from backends.common.frontend import FrontEnd
 
 from . import _convert, _dtype, _promotion, _random
-from ._device import canonical, device
+from ._device import canonical, device, to_device
 from ._layout import infer_size
 from ._tensor import Tensor
 from .optable import OP_TABLE, by_name
@@ -43,8 +43,11 @@ FRONT = FrontEnd(
     promote_types=_promotion.promote_types,
     can_cast=_promotion.can_cast,
     cast_array=_convert.cast_array,
+    to_dtype=_dtype.to_dtype,
     device=device,
     canonical_device=canonical,
+    to_device=to_device,
+    move_array=_convert.move_array,
     op_table=OP_TABLE,
     op_info=by_name,
     infer_size=infer_size,

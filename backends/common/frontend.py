@@ -95,9 +95,12 @@ class FrontEnd:
     promote_types: Callable[[Any, Any], Any]
     can_cast: Callable[[Any, Any], Any]
     cast_array: Callable[[Any, Any], Any]
+    to_dtype: Callable[..., Any]  # a dtype-like argument as a dtype (``op=`` names the caller)
     # Devices
     device: type
     canonical_device: Callable[[Any], Any]
+    to_device: Callable[[Any], Any]  # a device-like argument (str, int, None = cpu) as a device
+    move_array: Callable[..., Any]  # (array, device, numpy dtype, *, copy, non_blocking)
     # Operators
     op_table: Sequence[Any]
     op_info: Callable[[str], Any]

@@ -7,7 +7,7 @@ ATen's names and schemas (``cross_entropy_loss``, ``max_pool2d_with_indices``,
 ``native_dropout``; ``reduction`` is ATen's int: 0 none, 1 mean, 2 sum).  The
 ``nn`` family has kernels per backend (``backends.*.nn``); ``composite`` rows are
 CompositeImplicitAutograd kernels written with other operators
-(``tensor._composite_nn``), so autograd differentiates their decomposition.
+(``backends.composite.nn``), so autograd differentiates their decomposition.
 ``tt.nn.functional`` wraps them with PyTorch's Python signatures.
 
 Convolution's gradients are convolutions again (so second derivatives come from

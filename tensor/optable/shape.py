@@ -8,7 +8,7 @@ Families, which say who implements a row:
   ``self``; the ADInplaceOrView kernel (``tensor._inplace_or_view``) marks the
   result as a view (``_base``, shared version counter).  ``maybe_view``
   (``reshape``) is marked only when the backend could avoid a copy.
-- ``composite``: a CompositeImplicitAutograd kernel in ``tensor._composite``
+- ``composite``: a CompositeImplicitAutograd kernel in ``backends.composite``
   written with other operators (``t`` is ``transpose``, ``chunk`` is ``split``).
 - ``index``, ``join``, ``sort``: kernels per backend (``backends.*.shape``).
 - ``mutation``: in-place primitives with ``Tensor(a!)`` schemas (``zero_``,

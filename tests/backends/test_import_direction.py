@@ -36,6 +36,7 @@ def _loaded_after(module: str) -> set[str]:
         "backends.cpu",
         "backends.meta",
         "backends.cuda",
+        "backends.composite",
     ],
 )
 def test_importing_a_backend_loads_no_tensor_module(module: str) -> None:

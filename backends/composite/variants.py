@@ -6,7 +6,7 @@ PyTorch spells some operators both ways where this package has one primitive:
 ``fill`` is ``fill_`` on a copy of ``self``; ``dropout_`` writes ``dropout``'s result
 into ``self`` (``copy_``); ``normal_`` writes samples of ``normal`` into ``self``.
 Written with other operators, they get autograd, version counters and every
-backend from those.  ``register(lib)`` adds them to ``tensor._composite``'s library.
+backend from those.  ``register(lib)`` adds them to ``backends.composite``'s library.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from dispatch import Library, ops
 
-from . import _composite_nn
+from . import nn
 
 __all__ = ["KERNELS", "register"]
 
@@ -31,7 +31,7 @@ def fill_tensor(self: Any, value: Any) -> Any:
 
 
 def dropout_(self: Any, p: float, train: bool) -> Any:
-    out = _composite_nn.dropout(self, p, train)
+    out = nn.dropout(self, p, train)
     return self if out is self else core.copy_.default(self, out)
 
 

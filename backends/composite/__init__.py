@@ -1,7 +1,8 @@
-"""Device-independent kernels of the built-in operators, registered by ``tensor`` itself.
+"""Device-independent kernels of the built-in operators: composites, factories' backend
+selection, conversions.
 
-Imports: ``dispatch`` and ``tensor``'s ``_convert``, ``_device``, ``_dtype``,
-``_definitions``, ``optable``, ``_tensor``.
+Imports: ``dispatch`` and this package's family modules; what they need of the front end
+comes in ``register(front)`` (Note [One-way imports] in ``backends.common.frontend``).
 
 - BackendSelect kernels of the factories (``zeros``, ``rand`` ...): a factory has
   no tensor argument to dispatch on, so, as in PyTorch, its BackendSelect kernel
@@ -9,8 +10,8 @@ Imports: ``dispatch`` and ``tensor``'s ``_convert``, ``_device``, ``_dtype``,
 - CompositeExplicitAutograd kernels: ``_to_copy`` (moves and converts arrays for
   every backend pair) and the ``*_like`` factories (which call the plain factory).
 - CompositeImplicitAutograd kernels: ``max.other``/``min.other`` (and their out=
-  forms) are ``maximum``/``minimum``; the composites of ``tensor._composite_shape`` and
-  ``tensor._composite_nn``, ``tensor._composite_variants``.
+  forms) are ``maximum``/``minimum``; the composites of ``shape``, ``nn`` and
+  ``variants`` (``linalg`` holds the decompositions autocast runs).
 """
 
 from __future__ import annotations
@@ -19,29 +20,24 @@ from typing import Any
 
 from dispatch import DispatchKeySet, Library, ops
 
-from . import _composite_nn, _composite_shape, _composite_variants, _convert, _dtype
-from ._device import canonical, to_device
-from ._device import device as _device_type
-from ._tensor import Tensor, make
-from .optable import OP_TABLE
+from ..common.frontend import FrontEnd
+from . import nn, shape, variants
 
-__all__ = ["LIB", "register"]
+__all__ = ["LIB", "register", "to_copy_kernel"]
 
 LIB: Library | None = None
-
-# Factories dispatched by their `device` argument (normal.float_float has no tensors).
-_SELECTED = [op.name for op in OP_TABLE if op.family == "factory" and op.name != "normal"]
-
 
 _BACKEND_KEYSETS: dict[Any, DispatchKeySet] = {}
 
 
-def _backend_select(op: Any) -> Any:
+def _backend_select(front: FrontEnd, op: Any) -> Any:
+    device_type, canonical, to_device = front.device, front.canonical_device, front.to_device
+
     def select(keyset: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
         dev = kwargs.get("device")
         # CPU and meta device objects without an index are canonical already; "cpu:0"
         # becomes "cpu" (the factories' fast paths use the device they are given).
-        if type(dev) is not _device_type or dev.index is not None or dev.type == "cuda":
+        if type(dev) is not device_type or dev.index is not None or dev.type == "cuda":
             dev = canonical(to_device(dev))
         kwargs["device"] = dev
         ks = _BACKEND_KEYSETS.get(dev.backend_key)
@@ -53,20 +49,27 @@ def _backend_select(op: Any) -> Any:
     return select
 
 
-def to_copy(
-    self: Tensor, *, dtype: Any = None, device: Any = None, non_blocking: bool = False
-) -> Tensor:
+def to_copy_kernel(front: FrontEnd) -> Any:
     """``_to_copy``: a copy of ``self`` with another dtype and/or on another device."""
-    dt = self._dtype if dtype is None else _dtype.to_dtype(dtype, op="to")
-    dev = self._device if device is None else canonical(to_device(device))
-    if self._device.type == "meta" and dev.type != "meta":
-        raise NotImplementedError(
-            f"to(): Cannot copy out of meta tensor; no data! (moving a meta tensor to {dev}). "
-            f"Meta tensors have shapes and dtypes only; create the tensor on {dev} instead."
-        )
-    np_dtype = None if dt is self._dtype else dt.numpy_dtype
-    array = _convert.move_array(self._array, dev, np_dtype, copy=True, non_blocking=non_blocking)
-    return make(array, dt, dev)
+    to_dtype, canonical, to_device = front.to_dtype, front.canonical_device, front.to_device
+    move_array, make = front.move_array, front.make
+
+    def to_copy(
+        self: Any, *, dtype: Any = None, device: Any = None, non_blocking: bool = False
+    ) -> Any:
+        dt = self._dtype if dtype is None else to_dtype(dtype, op="to")
+        dev = self._device if device is None else canonical(to_device(device))
+        if self._device.type == "meta" and dev.type != "meta":
+            raise NotImplementedError(
+                f"to(): Cannot copy out of meta tensor; no data! (moving a meta tensor to "
+                f"{dev}). Meta tensors have shapes and dtypes only; create the tensor on {dev} "
+                f"instead."
+            )
+        np_dtype = None if dt is self._dtype else dt.numpy_dtype
+        array = move_array(self._array, dev, np_dtype, copy=True, non_blocking=non_blocking)
+        return make(array, dt, dev)
+
+    return to_copy
 
 
 def _like(name: str) -> Any:
@@ -74,9 +77,7 @@ def _like(name: str) -> Any:
 
     if name == "full_like":
 
-        def full_like(
-            self: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None
-        ) -> Tensor:
+        def full_like(self: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
             return factory(
                 tuple(self._array.shape), fill_value,
                 dtype=self._dtype if dtype is None else dtype,
@@ -85,7 +86,7 @@ def _like(name: str) -> Any:
 
         return full_like
 
-    def like(self: Tensor, *, dtype: Any = None, device: Any = None) -> Tensor:
+    def like(self: Any, *, dtype: Any = None, device: Any = None) -> Any:
         return factory(
             tuple(self._array.shape),
             dtype=self._dtype if dtype is None else dtype,
@@ -96,46 +97,49 @@ def _like(name: str) -> Any:
     return like
 
 
-def max_other(self: Tensor, other: Tensor) -> Tensor:
+def max_other(self: Any, other: Any) -> Any:
     return ops.core.maximum.default(self, other)  # type: ignore[no-any-return]
 
 
-def min_other(self: Tensor, other: Tensor) -> Tensor:
+def min_other(self: Any, other: Any) -> Any:
     return ops.core.minimum.default(self, other)  # type: ignore[no-any-return]
 
 
-def max_other_out(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
+def max_other_out(self: Any, other: Any, *, out: Any) -> Any:
     return ops.core.maximum.out(self, other, out=out)  # type: ignore[no-any-return]
 
 
-def min_other_out(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
+def min_other_out(self: Any, other: Any, *, out: Any) -> Any:
     return ops.core.minimum.out(self, other, out=out)  # type: ignore[no-any-return]
 
 
-def register() -> None:
+def register(front: FrontEnd) -> None:
     """Register these kernels (once) into ``LIB``, an IMPL library of ``core``."""
     global LIB
     if LIB is not None:
         return
     lib = Library("core", "IMPL")
-    for name in _SELECTED:
-        op = getattr(ops.core, name).default
-        lib.impl(name, _backend_select(op), "BackendSelect", with_keyset=True)
+    # Factories dispatched by their `device` argument (normal.float_float has no tensors).
+    for op in front.op_table:
+        if op.family == "factory" and op.name != "normal":
+            packet = getattr(ops.core, op.name)
+            lib.impl(op.name, _backend_select(front, packet.default), "BackendSelect",
+                     with_keyset=True)  # fmt: skip
     lib.impl(
         "normal.float_float",
-        _backend_select(ops.core.normal.float_float),
+        _backend_select(front, ops.core.normal.float_float),
         "BackendSelect",
         with_keyset=True,
     )
-    lib.impl("_to_copy", to_copy, "CompositeExplicitAutograd")
-    for op in OP_TABLE:
+    lib.impl("_to_copy", to_copy_kernel(front), "CompositeExplicitAutograd")
+    for op in front.op_table:
         if op.family == "like":
             lib.impl(op.name, _like(op.name), "CompositeExplicitAutograd")
     lib.impl("max.other", max_other, "CompositeImplicitAutograd")
     lib.impl("min.other", min_other, "CompositeImplicitAutograd")
     lib.impl("max.other_out", max_other_out, "CompositeImplicitAutograd")
     lib.impl("min.other_out", min_other_out, "CompositeImplicitAutograd")
-    _composite_shape.register(lib)
-    _composite_nn.register(lib)
-    _composite_variants.register(lib)
+    shape.register(lib)
+    nn.register(lib)
+    variants.register(lib)
     LIB = lib

@@ -1,13 +1,13 @@
 """CompositeImplicitAutograd kernels of shape operators written with other operators.
 
-Imports: ``dispatch`` and ``tensor._tensor``.
+Imports: ``dispatch``.
 
 As in ATen, these have no backend kernels and no derivative formulas of their
 own: ``t`` is ``transpose``, ``narrow`` is ``slice``, ``chunk`` is ``split``,
 ``flatten`` is ``reshape``, ``unflatten`` is ``view``, ``broadcast_to`` and
 ``expand_as`` are ``expand``, ``tile`` is ``repeat``, ``contiguous`` and ``clone``
 are ``_to_copy`` when a copy is needed.  ``register(lib)`` adds them to the
-``tensor._composite`` library.
+``backends.composite`` library.
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 from dispatch import Library, ops
-
-from ._tensor import Tensor
 
 __all__ = ["KERNELS", "register"]
 
@@ -34,7 +32,7 @@ def _dim(op: str, dim: int, ndim: int, arg: str = "dim") -> int:
     return dim % size
 
 
-def t(self: Tensor) -> Tensor:
+def t(self: Any) -> Any:
     n = self.ndim
     if n > 2:
         raise RuntimeError(
@@ -44,7 +42,7 @@ def t(self: Tensor) -> Tensor:
     return core.transpose.int(self, 0, 1 if n == 2 else 0)  # type: ignore[no-any-return]
 
 
-def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
+def narrow(self: Any, dim: int, start: int, length: int) -> Any:
     if self.ndim == 0:
         raise RuntimeError("narrow(): narrow() cannot be applied to a 0-dim tensor.")
     d = _dim("narrow", dim, self.ndim)
@@ -63,7 +61,7 @@ def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
     return core.slice.Tensor(self, d, start, start + length)  # type: ignore[no-any-return]
 
 
-def chunk(self: Tensor, chunks: int, dim: int = 0) -> Any:
+def chunk(self: Any, chunks: int, dim: int = 0) -> Any:
     if self.ndim == 0:
         raise RuntimeError("chunk(): chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
@@ -76,7 +74,7 @@ def chunk(self: Tensor, chunks: int, dim: int = 0) -> Any:
     return core.split.Tensor(self, split_size, d)
 
 
-def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+def flatten(self: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
     n = self.ndim
     if n == 0:
         return core.reshape(self, [1])  # type: ignore[no-any-return]
@@ -96,7 +94,7 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return core.reshape(self, [*shape[:a], size, *shape[b + 1 :]])  # type: ignore[no-any-return]
 
 
-def unflatten(self: Tensor, dim: int, sizes: Any) -> Tensor:
+def unflatten(self: Any, dim: int, sizes: Any) -> Any:
     d = _dim("unflatten", dim, self.ndim)
     sizes = [int(s) for s in sizes]
     if not sizes:
@@ -115,33 +113,33 @@ def unflatten(self: Tensor, dim: int, sizes: Any) -> Tensor:
     return core.view(self, [*shape[:d], *sizes, *shape[d + 1 :]])  # type: ignore[no-any-return]
 
 
-def broadcast_to(self: Tensor, size: Any) -> Tensor:
+def broadcast_to(self: Any, size: Any) -> Any:
     return core.expand(self, list(size))  # type: ignore[no-any-return]
 
 
-def expand_as(self: Tensor, other: Tensor) -> Tensor:
+def expand_as(self: Any, other: Any) -> Any:
     return core.expand(self, list(other.shape))  # type: ignore[no-any-return]
 
 
-def view_as(self: Tensor, other: Tensor) -> Tensor:
+def view_as(self: Any, other: Any) -> Any:
     return core.view(self, list(other.shape))  # type: ignore[no-any-return]
 
 
-def reshape_as(self: Tensor, other: Tensor) -> Tensor:
+def reshape_as(self: Any, other: Any) -> Any:
     return core.reshape(self, list(other.shape))  # type: ignore[no-any-return]
 
 
-def contiguous(self: Tensor, *, memory_format: Any = "contiguous_format") -> Tensor:
+def contiguous(self: Any, *, memory_format: Any = "contiguous_format") -> Any:
     if self._array.flags.c_contiguous:
         return self
     return core._to_copy.default(self)  # type: ignore[no-any-return]  # C-order copy
 
 
-def clone(self: Tensor, *, memory_format: Any = None) -> Tensor:
+def clone(self: Any, *, memory_format: Any = None) -> Any:
     return core._to_copy.default(self)  # type: ignore[no-any-return]
 
 
-def tile(self: Tensor, dims: Any) -> Tensor:
+def tile(self: Any, dims: Any) -> Any:
     dims = [int(d) for d in dims]
     if len(dims) < self.ndim:  # tile pads the repetitions with leading ones
         dims = [1] * (self.ndim - len(dims)) + dims

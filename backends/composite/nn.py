@@ -6,7 +6,7 @@ Imports: ``dispatch``.
 PyTorch), ``max_pool2d`` is ``max_pool2d_with_indices``'s first result, ``linear``
 is ``matmul`` (``addmm`` for a matrix with a bias) and the two losses are a few
 elementwise operators and a reduction, so autograd differentiates them through
-their decomposition.  ``register(lib)`` adds them to ``tensor._composite``'s library.
+their decomposition.  ``register(lib)`` adds them to ``backends.composite``'s library.
 """
 
 from __future__ import annotations
