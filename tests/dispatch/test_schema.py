@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dispatch import _schema, _schema_bind
+from dispatch import _schema, _schema_bind, _schema_parse
 from dispatch._schema import (
     NO_DEFAULT,
     VARARGS_KEY,
@@ -684,22 +684,23 @@ def test_generated_schemas_bind_their_defaults(schema: FunctionSchema) -> None:
 
 
 def test_doctests() -> None:
-    for module in (_schema, _schema_bind):
+    for module in (_schema, _schema_bind, _schema_parse):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0 and result.attempted > 0, module.__name__
 
 
 def test_imports_only_stdlib() -> None:
     allowed = set(sys.stdlib_module_names)
-    for module in (_schema, _schema_bind):
+    for module in (_schema, _schema_bind, _schema_parse):
         tree = ast.parse(Path(module.__file__ or "").read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 assert all(a.name.split(".")[0] in allowed for a in node.names)
             elif isinstance(node, ast.ImportFrom):
-                if node.level:  # relative: only the sibling half of the schema module
-                    assert node.module in (None, "_schema_bind")
-                    assert node.module or [a.name for a in node.names] == ["_schema_bind"]
+                if node.level:  # relative: only the schema module's siblings
+                    siblings = ("_schema", "_schema_bind", "_schema_parse")
+                    assert node.module in (None, *siblings)
+                    assert node.module or all(a.name in siblings for a in node.names)
                 else:
                     assert (node.module or "").split(".")[0] in allowed | {"__future__"}
 
