@@ -10,6 +10,7 @@ from dispatch import Library, OpOverload, fallthrough_kernel, ops, set_autograd_
 
 from ..optable import FORMULAS, NOT_DIFFERENTIABLE, sum_to
 from ._backward import backward, grad
+from ._fallback import register_fallback
 from ._function import Function, FunctionCtx, autograd_kernel_from_backward
 from ._grad_mode import (
     enable_grad,
@@ -21,7 +22,7 @@ from ._grad_mode import (
 )
 from ._gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ._graph import AccumulateGrad, Node, grad_accumulator
-from ._layer import OpNode, autograd_kernel, register_fallback
+from ._layer import OpNode, autograd_kernel
 
 __all__ = [
     "FORMULAS",
