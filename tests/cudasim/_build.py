@@ -29,6 +29,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import fcntl
+import functools
 import glob
 import hashlib
 import json
@@ -96,8 +97,19 @@ def cuda_include() -> str | None:
 
 
 def cache_dir() -> Path:
+    """``$ARRAYDISPATCH_CUDASIM_CACHE``, else ``~/.cache/arraydispatch-cudasim``, else (a
+    read-only home) a folder in the temporary directory."""
+    chosen = os.environ.get("ARRAYDISPATCH_CUDASIM_CACHE")
+    if chosen:
+        return Path(chosen)
     default = Path.home() / ".cache" / "arraydispatch-cudasim"
-    return Path(os.environ.get("ARRAYDISPATCH_CUDASIM_CACHE", default))
+    try:
+        default.mkdir(parents=True, exist_ok=True)
+        if os.access(default, os.W_OK):
+            return default
+    except OSError:
+        pass
+    return Path(tempfile.gettempdir()) / f"arraydispatch-cudasim-{os.getuid()}"
 
 
 def include_dirs(options: Sequence[str]) -> list[str]:
@@ -118,6 +130,7 @@ def defines(options: Sequence[str]) -> list[str]:
     return [o for o in options if o.startswith("-D")]
 
 
+@functools.cache
 def _compiler_id(cxx: str) -> str:
     done = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=False)
     return f"{cxx}\n{done.stdout}"

@@ -25,7 +25,11 @@
 #include <string>
 #include <vector>
 
-#if !defined(__x86_64__)
+// The assembly switch on x86-64; ucontext elsewhere (or with -DADSIM_UCONTEXT, to test it).
+#if defined(__x86_64__) && !defined(ADSIM_UCONTEXT)
+#define ADSIM_ASM_SWITCH 1
+#else
+#define ADSIM_ASM_SWITCH 0
 #include <ucontext.h>
 #endif
 
@@ -44,7 +48,7 @@ enum class Wait : unsigned char { None, Barrier, Warp, Done };
 struct Fiber {
     ThreadState state;
     void* sp;  // saved stack pointer (x86-64) while switched out
-#if !defined(__x86_64__)
+#if !ADSIM_ASM_SWITCH
     ucontext_t ctx;
 #endif
     char* stack;
@@ -70,7 +74,7 @@ struct Scheduler {
     int barrier_line = 0;
     Fiber* running = nullptr;
     void* sched_sp = nullptr;
-#if !defined(__x86_64__)
+#if !ADSIM_ASM_SWITCH
     ucontext_t sched_ctx;
 #endif
     bool failed = false;
@@ -92,7 +96,7 @@ struct SharedRegion {
 std::vector<SharedRegion> shared_regions;
 
 // -- context switch -----------------------------------------------------------------------
-#if defined(__x86_64__)
+#if ADSIM_ASM_SWITCH
 extern "C" void adsim_switch(void** save_sp, void* load_sp);
 extern "C" void adsim_fiber_entry();
 asm(R"(
@@ -126,7 +130,7 @@ adsim_fiber_entry:
 #endif
 
 void to_scheduler(Fiber* f) {
-#if defined(__x86_64__)
+#if ADSIM_ASM_SWITCH
     adsim_switch(&f->sp, S.sched_sp);
 #else
     swapcontext(&f->ctx, &S.sched_ctx);
@@ -136,7 +140,7 @@ void to_scheduler(Fiber* f) {
 void run_fiber(Fiber* f) {
     S.running = f;
     current_thread = &f->state;
-#if defined(__x86_64__)
+#if ADSIM_ASM_SWITCH
     adsim_switch(&S.sched_sp, f->sp);
 #else
     swapcontext(&S.sched_ctx, &f->ctx);
@@ -367,7 +371,7 @@ bool ensure_stacks(unsigned n) {
 void start_fiber(Fiber& f, unsigned i) {
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     f.stack = S.stacks + i * (kStack + page) + page;
-#if defined(__x86_64__)
+#if ADSIM_ASM_SWITCH
     // The frame adsim_switch pops: r15..r12, rbx, rbp, then the return address
     // (adsim_fiber_entry, which calls adsim_fiber_main: the fiber is S.running); rsp is
     // then 16-byte aligned.  The tops are staggered by 64-byte lines: stacks a page
