@@ -371,9 +371,7 @@ _INT64_MAX = 2**63 - 1
 def _dev(front: FrontEnd, device: Any) -> Any:
     # Out of BackendSelect's reach (``zeros(2, device="cuda", out=t)`` dispatches on ``t``),
     # the device is made canonical here: "cuda" is the current CUDA device.
-    if device is None:
-        return front.device("cpu")
-    return front.canonical_device(front.device(device))
+    return front.canonical_device(front.to_device(device))  # None: the CPU
 
 
 def generator_engine(

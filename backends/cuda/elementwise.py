@@ -70,7 +70,7 @@ FALLBACK: dict[str, Any] = {
     "ceil": F.same_if_int(cupy.ceil), "trunc": F.same_if_int(cupy.trunc), "frac": F.frac,
     "logical_not": _truth(cupy.logical_not), "logical_and": _truth(cupy.logical_and),
     "logical_or": _truth(cupy.logical_or), "logical_xor": _truth(cupy.logical_xor),
-    "div": cupy.true_divide, "floor_divide": F.floor_divide, "remainder": F.remainder,
+    "floor_divide": F.floor_divide, "remainder": F.remainder,
     "fmod": F.fmod, "pow": F.pow, "logaddexp": F.logaddexp,
 }  # fmt: skip
 # Operators with extra arguments (fn(x, y, compute_dtype, *args)): the shared formulas.
