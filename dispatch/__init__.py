@@ -37,7 +37,7 @@ from ._operator import REQUIRES_GRAD_BIT, OpOverload, OpOverloadPacket
 from ._ops import ops
 from ._registry import bulk_registration
 from ._schema import FunctionSchema, SchemaBindError, SchemaParseError, parse_schema
-from ._schema_bind import register_type_check
+from ._schema_types import register_type_check
 from ._tls import (
     exclude_keys,
     include_keys,

@@ -57,7 +57,7 @@ from ._keys import (
 # Packets were defined here: their names stay importable from this module.
 from ._packet import PACKET_OBJECTS, PACKETS, OpOverloadPacket, overloads_of
 from ._schema import FunctionSchema
-from ._schema_bind import ListType, OptionalType
+from ._schema_types import ListType, OptionalType
 from ._validate import arity_ok, fast_types, make_checker
 
 __all__ = [

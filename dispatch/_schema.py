@@ -1,7 +1,7 @@
 """Operator schemas: PyTorch's schema language, parsed into frozen data, and call binding.
 
-Imports: the standard library, ``dispatch._schema_bind`` (types, default values and
-call binding, re-exported here) and, at its end, ``dispatch._schema_parse`` (the
+Imports: the standard library, ``dispatch._schema_types`` (types and default values,
+re-exported here), ``dispatch._schema_bind`` (call binding) and, at its end, ``dispatch._schema_parse`` (the
 parser, ``parse_schema``, re-exported here too).
 
 ``parse_schema("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")``
@@ -30,8 +30,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from . import _schema_bind
-from ._schema_bind import (
+from . import _schema_bind, _schema_types
+from ._schema_types import (
     NO_DEFAULT,
     VARARGS_KEY,
     AliasInfo,
@@ -84,11 +84,11 @@ class Argument:
     alias_info: AliasInfo | None = None
 
     def __post_init__(self) -> None:
-        if not _schema_bind.is_ident(self.name):
+        if not _schema_types.is_ident(self.name):
             raise ValueError(f"an argument name must be an identifier, not {self.name!r}")
         if self.default is not NO_DEFAULT:
             object.__setattr__(
-                self, "default", _schema_bind.coerce_default(self.type, self.default)
+                self, "default", _schema_types.coerce_default(self.type, self.default)
             )
 
     @property
@@ -101,7 +101,7 @@ class Argument:
 
     def _key(self) -> tuple[object, ...]:
         default = (
-            self.default if self.default is NO_DEFAULT else _schema_bind.default_key(self.default)
+            self.default if self.default is NO_DEFAULT else _schema_types.default_key(self.default)
         )
         return (self.name, self.type, default, self.kwarg_only, self.alias_info)
 
@@ -114,11 +114,11 @@ class Argument:
         return hash(self._key())
 
     def __str__(self) -> str:
-        text = f"{_schema_bind.type_text(self.type, self.alias_info)} {self.name}"
+        text = f"{_schema_types.type_text(self.type, self.alias_info)} {self.name}"
         return (
             text
             if self.default is NO_DEFAULT
-            else f"{text}={_schema_bind.default_text(self.default)}"
+            else f"{text}={_schema_types.default_text(self.default)}"
         )
 
 
@@ -140,11 +140,11 @@ class Return:
     alias_info: AliasInfo | None = None
 
     def __post_init__(self) -> None:
-        if self.name is not None and not _schema_bind.is_ident(self.name):
+        if self.name is not None and not _schema_types.is_ident(self.name):
             raise ValueError(f"a return name must be an identifier, not {self.name!r}")
 
     def __str__(self) -> str:
-        text = _schema_bind.type_text(self.type, self.alias_info)
+        text = _schema_types.type_text(self.type, self.alias_info)
         return text if self.name is None else f"{text} {self.name}"
 
 
@@ -169,7 +169,7 @@ class FunctionSchema:
         object.__setattr__(self, "returns", tuple(self.returns))
         if _OP_NAME_RE.fullmatch(self.name) is None:
             raise ValueError(f"an operator name must be 'name' or 'ns::name', not {self.name!r}")
-        if self.overload_name and not _schema_bind.is_ident(self.overload_name):
+        if self.overload_name and not _schema_types.is_ident(self.overload_name):
             raise ValueError(f"an overload name must be an identifier, not {self.overload_name!r}")
         problem = _argument_problem(self.arguments) or _return_problem(self.returns)
         if problem is not None:
@@ -270,7 +270,7 @@ class FunctionSchema:
             tuple(a.name for a in args),
             tuple(a.kwarg_only for a in args),
             tuple(a.default for a in args),
-            tuple(_schema_bind.check_for(a.type) for a in args),
+            tuple(_schema_types.check_for(a.type) for a in args),
             self.is_vararg,
         )
 

@@ -1,6 +1,6 @@
 """The schema parser: PyTorch's schema language read into ``dispatch._schema``'s data.
 
-Imports: the standard library, ``dispatch._schema`` and ``dispatch._schema_bind``.
+Imports: the standard library, ``dispatch._schema`` and ``dispatch._schema_types``.
 
 A small tokenizer reads a schema string and a recursive-descent parser builds its
 ``FunctionSchema`` (the grammar is in ``dispatch._schema``'s docstring); nothing in a
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Final, NoReturn
 
-from . import _schema_bind
+from . import _schema_types
 from ._schema import (
     NO_DEFAULT,
     AliasInfo,
@@ -126,9 +126,9 @@ def _scan_string(text: str, start: int) -> tuple[str, int]:
         escaped = text[pos + 1 : pos + 2]  # text[pos] is a backslash
         if not escaped:
             break
-        if escaped not in _schema_bind.UNESCAPES:
+        if escaped not in _schema_types.UNESCAPES:
             raise SchemaParseError(text, pos, f"unknown escape '\\{escaped}' in a string")
-        parts.append(_schema_bind.UNESCAPES[escaped])
+        parts.append(_schema_types.UNESCAPES[escaped])
         pos += 2
     raise SchemaParseError(text, start, "unterminated string")
 
@@ -239,10 +239,10 @@ class _Parser:
 
     def type(self) -> tuple[SchemaType, AliasInfo | None]:
         tok = self.expect("ident", "a type")
-        if tok.text not in _schema_bind.BASE_TYPES:
+        if tok.text not in _schema_types.BASE_TYPES:
             self.fail(
                 f"unknown type specifier '{tok.text}'. Common valid schema types include "
-                f"Tensor, SymInt, int, float, bool, Scalar; {_schema_bind.KNOWN_TYPES}",
+                f"Tensor, SymInt, int, float, bool, Scalar; {_schema_types.KNOWN_TYPES}",
                 tok.col,
             )
         result: SchemaType = BaseType(tok.text)

@@ -1,6 +1,6 @@
 """Call validation: one generated checker per schema, run before any kernel.
 
-Imports: the standard library and ``dispatch._schema_bind``.
+Imports: the standard library and ``dispatch._schema_types``.
 
 Note [Validating every call]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -38,7 +38,7 @@ from collections.abc import Callable
 from types import CodeType
 from typing import Any, NoReturn
 
-from ._schema_bind import (
+from ._schema_types import (
     NO_DEFAULT,
     BaseType,
     ListType,

@@ -27,7 +27,7 @@ from dispatch import bulk_registration as _bulk_registration
 # block ends (Note [Bulk registration]).  Nothing here calls an operator.
 with _bulk_registration():
     from . import _generated, autograd, nn, return_types
-    from . import _schema_types as _schema_types  # registers the dtype and device checks
+    from . import _type_checks as _type_checks  # registers the dtype and device checks
     from ._convert import MetaArray
     from ._device import device
     from ._dtype import ALIASES as _ALIASES

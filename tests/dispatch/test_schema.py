@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dispatch import _schema, _schema_bind, _schema_parse
+from dispatch import _schema, _schema_bind, _schema_parse, _schema_types
 from dispatch._schema import (
     NO_DEFAULT,
     VARARGS_KEY,
@@ -581,7 +581,7 @@ def test_mutated_examples_parse_or_raise_schema_parse_error(text: str, data: st.
 
 
 IDENTS = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True)
-ENUMS = IDENTS.filter(lambda s: s not in _schema_bind.KEYWORD_VALUES).map(EnumDefault)
+ENUMS = IDENTS.filter(lambda s: s not in _schema_types.KEYWORD_VALUES).map(EnumDefault)
 FLOATS = st.floats(allow_nan=True, allow_infinity=True)
 COMPLEX = st.complex_numbers(allow_nan=True, allow_infinity=True)
 LITERALS = st.recursive(
@@ -593,7 +593,7 @@ LITERALS = st.recursive(
 
 @st.composite
 def schema_types(draw: st.DrawFn) -> _schema.SchemaType:
-    t: _schema.SchemaType = BaseType(draw(st.sampled_from(sorted(_schema_bind.BASE_TYPES))))
+    t: _schema.SchemaType = BaseType(draw(st.sampled_from(sorted(_schema_types.BASE_TYPES))))
     for _ in range(draw(st.integers(0, 3))):
         if not isinstance(t, OptionalType) and draw(st.booleans()):
             t = OptionalType(t)
@@ -609,11 +609,11 @@ def defaults_for(t: _schema.SchemaType) -> st.SearchStrategy[object]:
         items = defaults_for(t.elem)
         lists = st.just(()) if items.is_empty else st.lists(items, max_size=3).map(tuple)
         elem = t.elem
-        if t.size and isinstance(elem, BaseType) and elem.name in _schema_bind.BROADCAST_ELEMENTS:
+        if t.size and isinstance(elem, BaseType) and elem.name in _schema_types.BROADCAST_ELEMENTS:
             return lists | defaults_for(elem)
         return lists
     # Bare names only where PyTorch's parser takes them (``int reduction=Mean``, ...).
-    enums = st.sampled_from(sorted(_schema_bind._ENUM_DEFAULTS.get(t.name, ()))).map(EnumDefault)
+    enums = st.sampled_from(sorted(_schema_types._ENUM_DEFAULTS.get(t.name, ()))).map(EnumDefault)
     by_name: dict[str, st.SearchStrategy[object]] = {
         "Tensor": st.nothing(),
         "int": st.integers() | enums,
@@ -625,7 +625,7 @@ def defaults_for(t: _schema.SchemaType) -> st.SearchStrategy[object]:
         "Scalar": st.booleans() | st.integers() | FLOATS | COMPLEX,
         "Any": LITERALS,
     }
-    if t.name in _schema_bind._ENUM_DEFAULTS:
+    if t.name in _schema_types._ENUM_DEFAULTS:
         return by_name.get(t.name, st.integers() | st.text(max_size=5) | enums)
     return by_name.get(t.name, st.integers() | st.text(max_size=5))
 
@@ -684,21 +684,21 @@ def test_generated_schemas_bind_their_defaults(schema: FunctionSchema) -> None:
 
 
 def test_doctests() -> None:
-    for module in (_schema, _schema_bind, _schema_parse):
+    for module in (_schema, _schema_types, _schema_parse):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0 and result.attempted > 0, module.__name__
 
 
 def test_imports_only_stdlib() -> None:
     allowed = set(sys.stdlib_module_names)
-    for module in (_schema, _schema_bind, _schema_parse):
+    for module in (_schema, _schema_types, _schema_bind, _schema_parse):
         tree = ast.parse(Path(module.__file__ or "").read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 assert all(a.name.split(".")[0] in allowed for a in node.names)
             elif isinstance(node, ast.ImportFrom):
                 if node.level:  # relative: only the schema module's siblings
-                    siblings = ("_schema", "_schema_bind", "_schema_parse")
+                    siblings = ("_schema", "_schema_types", "_schema_bind", "_schema_parse")
                     assert node.module in (None, *siblings)
                     assert node.module or all(a.name in siblings for a in node.names)
                 else:

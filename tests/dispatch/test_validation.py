@@ -215,17 +215,17 @@ def test_defaults_are_checked_when_the_schema_is_defined() -> None:
 
 
 def test_library_types_use_the_registered_check(lib: Library) -> None:
-    from dispatch import _schema_bind
+    from dispatch import _schema_types
 
     op, rec = _define(lib, "f(Tensor x, Stream? s=None) -> Tensor")
-    assert "Stream" not in _schema_bind._LIBRARY_CHECKS
+    assert "Stream" not in _schema_types._LIBRARY_CHECKS
     assert op(_T, "anything") == "ran"  # no check registered: any value but None
     try:
         dispatch.register_type_check("Stream", lambda v: v == "s0")
         assert op(_T, "s0") == op(_T, None) == "ran"
         _refuses(lambda: op(_T, "s1"), rec, "f", "'s'", "must be Stream?, not str")
     finally:
-        _schema_bind._LIBRARY_CHECKS.pop("Stream", None)
+        _schema_types._LIBRARY_CHECKS.pop("Stream", None)
     with pytest.raises(ValueError, match="not a library-defined schema type"):
         dispatch.register_type_check("int", lambda v: True)
 
