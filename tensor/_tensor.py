@@ -1,9 +1,13 @@
 """The Tensor class: an array-API array with its dtype, device and dispatch keys.
 
 Imports: NumPy, ``dispatch`` and ``tensor``'s ``_dtype``, ``_device``, ``_convert``,
-``_repr``.  The operator methods (``__add__``, ``sum``, ``sin`` ...) are not
-written here: ``tensor._definitions`` generates them from the operator table and sets
-them on the class.
+``_tensor_conversions``.  This module holds what a tensor *is*: its fields,
+construction, autograd state and aliasing (``detach``, ``data``, views' version
+counters).  How it turns into something else (``to``, ``float()``, ``item``,
+``numpy``, ``__dlpack__``, pickling) is its base class ``TensorConversions``
+(``tensor/_tensor_conversions.py``).  The operator methods (``__add__``, ``sum``,
+``sin`` ...) are not written here either: ``tensor._definitions`` generates them from
+the operator table and sets them on the class.
 
 Two constructors: ``Tensor(data, dtype=..., device=...)`` is the friendly public
 one; ``_make(array, dtype, device)`` is the private one kernels use.  It skips
@@ -13,7 +17,6 @@ validation and sets the slots directly (see Note [Fast construction]).
 from __future__ import annotations
 
 import contextlib
-import sys
 import threading
 import weakref
 from collections.abc import Callable
@@ -23,10 +26,12 @@ import numpy as np
 
 from dispatch import REQUIRES_GRAD_BIT, DispatchKey, DispatchKeySet, ops
 
-from . import _convert, _dtype, _repr, autograd
+from . import _convert, _dtype, autograd
 from ._convert import MetaArray
 from ._device import CPU, META, canonical, device, to_device
 from ._dtype import dtype
+from ._tensor_conversions import TensorConversions
+from ._tensor_conversions import _rebuild as _rebuild  # pickles made before the split name it here
 
 __all__ = ["Size", "Tensor", "make", "make_meta", "shared_version_counter", "wrap_number"]
 
@@ -64,7 +69,7 @@ class Size(tuple):  # type: ignore[type-arg]
         return f"tt.Size({list(self)})"
 
 
-class Tensor:
+class Tensor(TensorConversions):
     """A multi-dimensional array on a device, whose operations go through the dispatcher.
 
     >>> import tensor as tt
@@ -322,90 +327,6 @@ class Tensor:
         """The CUDA device index, or -1 for CPU tensors (as PyTorch)."""
         return self._device.index if self._device.type == "cuda" else -1  # type: ignore[return-value]
 
-    # -- conversions --------------------------------------------------------------------------
-    def numpy(self, *, force: bool = False) -> np.ndarray:
-        """The data as a NumPy array, sharing memory on the CPU.
-
-        Raises for CUDA tensors unless ``force=True`` (which copies), as PyTorch.
-        """
-        if self._device.type == "cuda" and not force:
-            raise TypeError(
-                "can't convert cuda tensor to numpy. Use Tensor.cpu() to copy the tensor to "
-                "host memory first (or numpy(force=True))."
-            )
-        return _convert.to_numpy(self._array)
-
-    def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """A tensor with another dtype and/or device; ``self`` when nothing changes.
-
-        PyTorch's forms: ``to(dtype)``, ``to(device, dtype=None)``, ``to(other)``, each with
-        ``non_blocking=`` and ``copy=`` keywords.
-
-        >>> import tensor as tt
-        >>> tt.tensor([1, 2]).to(tt.float64)
-        tensor([1., 2.], dtype=tensor.float64)
-        """
-        target_device, target_dtype, non_blocking, copy = _parse_to(self, args, kwargs)
-        same_dtype = target_dtype is None or target_dtype is self._dtype
-        same_device = target_device is None or target_device == self._device
-        if same_dtype and same_device and not copy:
-            return self
-        return ops.core._to_copy.default(
-            self,
-            dtype=None if same_dtype else target_dtype,
-            device=None if same_device else str(target_device),
-            non_blocking=non_blocking,
-        )
-
-    def cpu(self) -> Tensor:
-        return self.to(CPU)
-
-    def cuda(self, device: int | str | None = None) -> Tensor:
-        if device is None:
-            return self.to("cuda")
-        if isinstance(device, int):
-            return self.to(f"cuda:{device}")
-        return self.to(device)
-
-    def type_as(self, other: Tensor) -> Tensor:
-        return self.to(other._dtype)
-
-    def float(self) -> Tensor:
-        return self.to(_dtype.float32)
-
-    def double(self) -> Tensor:
-        return self.to(_dtype.float64)
-
-    def half(self) -> Tensor:
-        return self.to(_dtype.float16)
-
-    def bfloat16(self) -> Tensor:
-        return self.to(_dtype.bfloat16)
-
-    def int(self) -> Tensor:
-        return self.to(_dtype.int32)
-
-    def long(self) -> Tensor:
-        return self.to(_dtype.int64)
-
-    def short(self) -> Tensor:
-        return self.to(_dtype.int16)
-
-    def char(self) -> Tensor:
-        return self.to(_dtype.int8)
-
-    def byte(self) -> Tensor:
-        return self.to(_dtype.uint8)
-
-    def bool(self) -> Tensor:
-        return self.to(_dtype.bool)
-
-    def cfloat(self) -> Tensor:
-        return self.to(_dtype.complex64)
-
-    def cdouble(self) -> Tensor:
-        return self.to(_dtype.complex128)
-
     def clone(self) -> Tensor:
         """A copy of this tensor with its own data (same dtype and device).
 
@@ -469,25 +390,6 @@ class Tensor:
         t.requires_grad = self.requires_grad
         return t
 
-    def item(self) -> Any:
-        """The value of a one-element tensor as a Python number.
-
-        >>> import tensor as tt
-        >>> tt.tensor([[2.5]]).item()
-        2.5
-        """
-        array = self._array
-        if array.size != 1:
-            raise RuntimeError(
-                f"item(): a Tensor with {array.size} elements cannot be converted to a Python "
-                f"scalar; only one-element tensors can (use tolist() for all values)"
-            )
-        return _convert.to_numpy(array, op="item()").reshape(()).item()
-
-    def tolist(self) -> Any:
-        """The data as (nested) Python lists of numbers; a number for a 0-d tensor."""
-        return _convert.to_numpy(self._array, op="tolist()").tolist()
-
     # -- Python protocols -------------------------------------------------------------------
     def __len__(self) -> int:
         shape = self._array.shape
@@ -505,93 +407,7 @@ class Tensor:
             return (make_meta(row, self._dtype, self._device) for _ in range(array.shape[0]))
         return (make(array[i], self._dtype, self._device) for i in range(array.shape[0]))
 
-    def _scalar(self, what: str) -> Any:
-        array = self._array
-        if array.size != 1:
-            raise RuntimeError(
-                f"{what}: only one-element tensors can be converted to Python scalars "
-                f"(this one has shape {tuple(array.shape)})"
-            )
-        return _convert.to_numpy(array, op=what).reshape(()).item()
-
-    def __bool__(self) -> bool:
-        if self._array.size != 1:
-            raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous "
-                f"(shape {tuple(self._array.shape)}); use .any() or .all()"
-            )
-        return builtins_bool(self._scalar("bool()"))
-
-    def __float__(self) -> float:
-        return builtins_float(self._scalar("float()"))
-
-    def __int__(self) -> int:
-        return builtins_int(self._scalar("int()").real)
-
-    def __complex__(self) -> complex:
-        return complex(self._scalar("complex()"))
-
-    def __index__(self) -> int:
-        if self._dtype.kind > _dtype.INT:
-            raise TypeError(
-                f"only integer tensors of a single element can be converted to an index "
-                f"(this one is {self._dtype})"
-            )
-        return builtins_int(self._scalar("__index__()"))
-
-    def __format__(self, spec: str) -> str:
-        if self._array.ndim == 0 and self._device.type != "meta":
-            return format(self.item(), spec)
-        return format(repr(self), spec)
-
-    def __repr__(self) -> str:
-        return _repr.tensor_repr(self)
-
     __hash__ = object.__hash__
-
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        if self._device.type != "cpu":
-            raise TypeError(
-                f"__array__: can't convert a {self._device.type} tensor to a NumPy array; "
-                f"use Tensor.cpu() first"
-            )
-        array = self._array
-        if dtype is not None and array.dtype != dtype:
-            return array.astype(dtype)
-        return array.copy() if copy else array
-
-    def __dlpack__(self, **kwargs: Any) -> Any:
-        return self._check_data("__dlpack__").__dlpack__(**kwargs)
-
-    def __dlpack_device__(self) -> tuple[int, int]:
-        return self._check_data("__dlpack_device__").__dlpack_device__()  # type: ignore[no-any-return]
-
-    @property
-    def __cuda_array_interface__(self) -> dict[str, Any]:
-        """CUDA tensors share their memory with CuPy, Numba, PyTorch... without a copy."""
-        if self._device.type != "cuda":
-            raise AttributeError(
-                f"Can't get __cuda_array_interface__ on a {self._device.type} tensor; "
-                f"move it to a CUDA device first (tensor.cuda())"
-            )
-        return self._array.__cuda_array_interface__  # type: ignore[no-any-return]
-
-    def __array_namespace__(self, *, api_version: str | None = None) -> Any:
-        """The ``tensor`` module: ``tt.add``, ``tt.sin``, ... follow the Array API names."""
-        return sys.modules["tensor"]
-
-    def _check_data(self, what: str) -> Any:
-        array = self._array
-        if type(array) is MetaArray:
-            _convert.to_numpy(array, op=what)
-        return array
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        data = _convert.to_numpy(self._array, op="pickle")
-        return (
-            _rebuild,
-            (type(self), data, self._dtype.name, str(self._device), self.requires_grad),
-        )
 
 
 builtins_bool = bool
@@ -672,12 +488,6 @@ def _init(t: Tensor, array: Any, dt: dtype, dev: device) -> None:
     t._dispatch_bits = dev._bits
 
 
-def _rebuild(cls: type, data: np.ndarray, dtype_name: str, dev: str, requires_grad: bool) -> Tensor:
-    t = cls(data, dtype=dtype_name, device=dev)
-    t.requires_grad = requires_grad
-    return t  # type: ignore[no-any-return]
-
-
 # Tensors live on an indexed CUDA device ("cuda" means the current one).
 _canonical_device = canonical
 
@@ -690,41 +500,3 @@ def _wrap_dim(dim: int, ndim: int, op: str) -> int:
             f"{dim}) for argument 'dim'"
         )
     return dim % ndim if ndim else 0
-
-
-_TO_KWARGS = ("device", "dtype", "non_blocking", "copy", "memory_format")
-
-
-def _parse_to(
-    self: Tensor, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> tuple[device | None, dtype | None, bool, bool]:
-    # PyTorch's overloads: to(dtype, non_blocking, copy), to(device, dtype, non_blocking,
-    # copy), to(other, non_blocking, copy); keywords may stand for any positional.
-    for k in kwargs:
-        if k not in _TO_KWARGS:
-            raise TypeError(f"to() got an unexpected keyword argument '{k}'")
-    dev = kwargs.get("device")
-    dt = kwargs.get("dtype")
-    rest: list[Any] = list(args)
-    if rest:
-        first = rest.pop(0)
-        if isinstance(first, Tensor):
-            dev, dt = first._device, first._dtype
-        elif isinstance(first, _dtype.dtype):
-            dt = first
-        elif isinstance(first, (str, device, int)) and not isinstance(first, bool):
-            dev = first
-            if rest and (isinstance(rest[0], (_dtype.dtype, str)) or rest[0] is None):
-                dt = rest.pop(0)
-        else:
-            raise TypeError(
-                f"to() received an invalid combination of arguments: the first argument must "
-                f"be a dtype, a device or a tensor, got {type(first).__name__}"
-            )
-    non_blocking = kwargs.get("non_blocking", rest.pop(0) if rest else False)
-    copy = kwargs.get("copy", rest.pop(0) if rest else False)
-    if rest:
-        raise TypeError(f"to() takes at most 4 positional arguments, got {len(args)}")
-    target_device = None if dev is None else _canonical_device(to_device(dev))
-    target_dtype = None if dt is None else _dtype.to_dtype(dt, op="to")
-    return target_device, target_dtype, builtins_bool(non_blocking), builtins_bool(copy)

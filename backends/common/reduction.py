@@ -8,6 +8,8 @@ there.  ``reduction(op, fn, ns, convention)`` builds the data kernel of an
 operator whose math is ``fn(x, axes, keepdim, *extra)``.  ``convention`` names the
 argument list the operator's schema has (every kernel carries its schema's
 Python defaults, since the dispatcher passes arguments exactly as given).
+``kernels(front, ns, overrides)`` is the one loop every backend runs over the family,
+with the default math of Note [Default reduction math] where it lists no override.
 """
 
 from __future__ import annotations
@@ -19,7 +21,16 @@ from . import errors, fastpaths, shape_rules
 from .elementwise import Namespace, rename
 from .frontend import FrontEnd
 
-__all__ = ["CONVENTIONS", "Plan", "plan", "reduction"]
+__all__ = [
+    "ACCUMULATE",
+    "CONVENTIONS",
+    "NAMES",
+    "Plan",
+    "default_math",
+    "kernels",
+    "plan",
+    "reduction",
+]
 
 
 def _accumulate(front: FrontEnd) -> dict[Any, Any]:
@@ -354,3 +365,186 @@ def max_min_all(op: Any, fn: Callable[..., Any], ns: Namespace) -> Callable[...,
         return run(self, None, False, None)
 
     return rename(kernel, op.name, ns)
+
+
+# Note [Default reduction math]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# As for the elementwise family (Note [Default math] in elementwise.py), a reduction
+# row computes with the array API's function of its name unless the backend lists an
+# override, so a device whose namespace follows the standard gets every reduction from
+# ``kernels(front, ns, {})``.  Two groups:
+# - one library call: sum, prod, max (amax), min (amin), all, any, argmax, argmin,
+#   count_nonzero, cumulative_sum (cumsum), cumulative_prod (cumprod), called through
+#   the array-API namespace (``ns.xp``, looked up per call so that array_api_compat
+#   loads on the first call: Note [Lazy array namespace]);
+# - composed from the backend's own sum/amax/amin (whatever it overrides them with:
+#   CUDA's row kernels): mean, var, std, logsumexp, norm, linalg_vector_norm.  The
+#   standard has mean/var/std/vector_norm too, but PyTorch's semantics differ where the
+#   standard leaves them open: var's divisor is max(n - correction, 0), a complex var is
+#   real, norm(inf) of an empty slice is 0; written once here, every backend has them.
+# Backends override for PyTorch's accumulation types (CPU: float64 var/std and scans of
+# float32) and for faster spellings (CPU: ufunc reduce; CUDA: row kernels).
+NAMES = tuple(CONVENTION_OF)
+# Half-precision inputs accumulate in float32 (PyTorch's opmath) for these rows.
+ACCUMULATE = frozenset(
+    {"sum", "mean", "prod", "logsumexp", "var", "std", "norm", "linalg_vector_norm"}
+    | {"cumsum", "cumprod"}
+)
+STANDARD_NAMES = {
+    "amax": "max", "amin": "min", "cumsum": "cumulative_sum", "cumprod": "cumulative_prod",
+}  # fmt: skip
+_COMPOSED = ("mean", "var", "std", "logsumexp", "norm", "linalg_vector_norm")
+
+
+def _one(axes: tuple[int, ...] | None) -> int | None:
+    return None if axes is None else axes[0]
+
+
+def _count(x: Any, axes: tuple[int, ...] | None) -> int:
+    shape = x.shape
+    n = 1
+    for a in range(len(shape)) if axes is None else axes:
+        n *= shape[a]
+    return n
+
+
+def default_math(name: str, ns: Namespace) -> Callable[..., Any]:
+    """The array API's function for one-call reduction row ``name``, as ``fn(x, axes,
+    keepdim)`` (``fn(x, axis)`` for scans): Note [Default reduction math]."""
+    xp = ns.xp
+    std = STANDARD_NAMES.get(name, name)
+    if name in ("argmax", "argmin"):
+
+        def fn(x: Any, axes: Any, keepdim: bool) -> Any:
+            return getattr(xp, std)(x, axis=_one(axes), keepdims=keepdim)
+
+    elif name == "count_nonzero":
+
+        def fn(x: Any, axes: Any, keepdim: bool) -> Any:
+            return xp.count_nonzero(x, axis=axes)
+
+    elif name in ("cumsum", "cumprod"):
+
+        def fn(x: Any, axis: int) -> Any:  # type: ignore[misc]
+            return getattr(xp, std)(x, axis=axis)
+
+    elif name in _COMPOSED:
+        raise LookupError(f"reduction {name!r} is composed: see composed_math")
+    else:
+
+        def fn(x: Any, axes: Any, keepdim: bool) -> Any:
+            return getattr(xp, std)(x, axis=axes, keepdims=keepdim)
+
+    fn.__name__ = fn.__qualname__ = f"default_{name}"
+    return fn
+
+
+def composed_math(fns: dict[str, Any], ns: Namespace) -> dict[str, Callable[..., Any]]:
+    """mean, var, std, logsumexp and the norms from the backend's sum/amax/amin
+    (``fns``) and array-API elementwise functions: Note [Default reduction math]."""
+    xp = ns.xp
+    sum_, amax, amin = fns["sum"], fns["amax"], fns["amin"]
+
+    def mean(x: Any, axes: Any, keepdim: bool) -> Any:
+        return sum_(x, axes, keepdim) / _count(x, axes)
+
+    def var(x: Any, axes: Any, keepdim: bool, correction: Any) -> Any:
+        # Two passes (the mean, then squared deviations): as accurate as Welford here.
+        n = _count(x, axes)
+        d = x - sum_(x, axes, True) / n
+        if xp.isdtype(d.dtype, "complex floating"):
+            re, im = xp.real(d), xp.imag(d)
+            sq = re * re + im * im
+        else:
+            sq = d * d
+        # PyTorch clamps the divisor at 0: too few elements give inf or nan, never a sign flip.
+        return sum_(sq, axes, keepdim) / max(n - correction, 0)
+
+    def std(x: Any, axes: Any, keepdim: bool, correction: Any) -> Any:
+        return xp.sqrt(var(x, axes, keepdim, correction))
+
+    def logsumexp(x: Any, axes: Any, keepdim: bool) -> Any:
+        if x.size == 0:
+            return xp.log(sum_(xp.exp(x), axes, keepdim))
+        m = amax(x, axes, True)
+        m = xp.where(xp.isfinite(m), m, 0)
+        out = xp.log(sum_(xp.exp(x - m), axes, True)) + m
+        if keepdim:
+            return out
+        return xp.squeeze(out, axis=tuple(range(out.ndim)) if axes is None else axes)
+
+    def norm(x: Any, axes: Any, keepdim: bool, p: Any) -> Any:
+        a = xp.abs(x)
+        if p == 2:
+            return xp.sqrt(sum_(a * a, axes, keepdim))
+        if p == 1:
+            return sum_(a, axes, keepdim)
+        if p == float("inf"):
+            return amax(a, axes, keepdim) if a.size else sum_(a, axes, keepdim)  # empty: 0s
+        if p == float("-inf"):
+            return amin(a, axes, keepdim)
+        if p == 0:
+            return sum_(xp.astype(a != 0, a.dtype), axes, keepdim)
+        return xp.pow(sum_(xp.pow(a, p), axes, keepdim), 1.0 / p)
+
+    return {
+        "mean": mean,
+        "var": var,
+        "std": std,
+        "logsumexp": logsumexp,
+        "norm": norm,
+        "linalg_vector_norm": norm,
+    }
+
+
+def kernels(
+    front: FrontEnd,
+    ns: Namespace,
+    overrides: dict[str, Callable[..., Any]],
+    *,
+    whole: dict[str, Callable[..., Any]] | None = None,
+    along: dict[str, Callable[..., Any]] | None = None,
+) -> dict[str, Any]:
+    """Every reduction and scan kernel of one backend, by qualified overload name.
+
+    ``overrides`` maps a row's name to its math (``fn(x, axes, keepdim, *extra)``;
+    ``fn(x, axis)`` for scans) where the default (Note [Default reduction math]) is not
+    wanted; ``whole``/``along`` are the fast paths of ``reduction``.  ``max``/``min``
+    (whole tensor) use the amax/amin math and ``max.dim``/``min.dim`` the argmax/argmin
+    math along one axis.
+    """
+    whole = whole or {}
+    along = along or {}
+    fns: dict[str, Callable[..., Any]] = {}
+    for name in NAMES:
+        fn = overrides.get(name)
+        if fn is None and name not in _COMPOSED:
+            fn = default_math(name, ns)
+        if fn is not None:
+            fns[name] = fn
+    composed = composed_math(fns, ns)
+    out: dict[str, Any] = {}
+    for name in NAMES:
+        out[name] = reduction(
+            front.op_info(name),
+            fns.get(name) or composed[name],
+            ns,
+            accumulate=name in ACCUMULATE,
+            whole=whole.get(name),
+            along=along.get(name),
+        )
+    for name, reduce_name, index_name in (("max", "amax", "argmax"), ("min", "amin", "argmin")):
+        op = front.op_info(name)
+        out[name] = max_min_all(op, fns[reduce_name], ns)
+        index = fns[index_name]
+        out[f"{name}.dim"] = max_min_dim(op, _index_along(index), ns)
+    return out
+
+
+def _index_along(index: Callable[..., Any]) -> Callable[[Any, int], Any]:
+    """``max.dim``'s ``fn(x, axis) -> indices`` from an argmax row's ``fn(x, axes, keepdim)``."""
+
+    def fn(x: Any, axis: int) -> Any:
+        return index(x, (axis,), False)
+
+    return fn

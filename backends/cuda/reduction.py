@@ -13,16 +13,16 @@ views the operand as [rows, cols] and picks a plan:
   then ``reduce_rows`` over the partials;
 - few long rows: ``reduce_rows`` over column chunks into partials, then again.
 Scans (cumsum, cumprod) use ``scan_rows`` the same way.  The reductions with more
-math than one operator (mean, var/std, logsumexp, norms) are composed from these and
-elementwise steps; argmax/argmin and count_nonzero are CuPy's reductions; complex
-dtypes use CuPy's as well.  The launchers are built from the operators' table rows
-(which dtypes get our kernels), so ``reductions(op_info)`` makes them at registration.
+math than one operator (mean, var/std, logsumexp, norms) are the family's default
+math, composed from these and elementwise steps; argmax/argmin and count_nonzero are
+CuPy's reductions (the default math too); complex dtypes use CuPy's as well.  The
+launchers are built from the operators' table rows (which dtypes get our kernels), at
+registration.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import cupy
@@ -34,7 +34,7 @@ from ..common.elementwise import Namespace
 from ..common.frontend import FrontEnd
 from . import _compile, _tables
 
-__all__ = ["kernels", "reduce_launcher", "reductions", "scan_launcher"]
+__all__ = ["kernels", "reduce_launcher", "scan_launcher"]
 
 _function = _compile.function
 _ROWS_BLOCK = (256,)
@@ -170,108 +170,19 @@ def scan_launcher(op: Any) -> Any:
     return run
 
 
-# -- composed reductions ----------------------------------------------------------------------
-def _count(x: Any, axes: Any) -> int:
-    if axes is None:
-        return int(x.size)
-    return math.prod(x.shape[a] for a in axes)
-
-
-def _one(axes: Any) -> Any:
-    return None if axes is None else axes[0]
-
-
-def reductions(op_info: Callable[[str], Any]) -> dict[str, tuple[Any, bool]]:
-    """Each reduction's ``(fn, accumulate)`` for the shared factory, by operator name:
-    ``fn(x, axes, keepdim, *extra)`` on CuPy arrays (our row kernels for the dtypes of
-    the rows ``op_info`` gives; composed from them where the math is more than one
-    operator), and whether half precision accumulates in float32."""
-    sum_ = reduce_launcher(op_info("sum"))
-    max_ = reduce_launcher(op_info("amax"))
-
-    def mean(x: Any, axes: Any, keepdim: bool) -> Any:
-        return cupy.true_divide(sum_(x, axes, keepdim), _count(x, axes))
-
-    def var(x: Any, axes: Any, keepdim: bool, correction: Any) -> Any:
-        # Two passes (the mean, then squared deviations): as accurate as Welford here.
-        n = _count(x, axes)
-        d = x - cupy.true_divide(sum_(x, axes, True), n)
-        sq = (d.real * d.real + d.imag * d.imag) if d.dtype.kind == "c" else d * d
-        return cupy.true_divide(sum_(sq, axes, keepdim), max(n - correction, 0))
-
-    def logsumexp(x: Any, axes: Any, keepdim: bool) -> Any:
-        if x.size == 0:
-            return cupy.log(sum_(cupy.exp(x), axes, keepdim))
-        m = max_(x, axes, True)
-        m = cupy.where(cupy.isfinite(m), m, 0)
-        out = cupy.log(sum_(cupy.exp(x - m), axes, True)) + m
-        return out if keepdim else cupy.squeeze(out, axis=axes)
-
-    def norm(x: Any, axes: Any, keepdim: bool, p: Any) -> Any:
-        a = cupy.abs(x)
-        if p == 2:
-            return cupy.sqrt(sum_(a * a, axes, keepdim))
-        if p == 1:
-            return sum_(a, axes, keepdim)
-        if p == float("inf"):
-            return max_(a, axes, keepdim) if a.size else sum_(a, axes, keepdim)  # empty: 0s
-        if p == float("-inf"):
-            return cupy.min(a, axis=axes, keepdims=keepdim)
-        if p == 0:
-            return sum_((a != 0).astype(a.dtype), axes, keepdim)
-        return cupy.power(sum_(cupy.power(a, p), axes, keepdim), 1.0 / p)
-
-    def argmax(x: Any, axes: Any, keepdim: bool) -> Any:
-        return cupy.argmax(x, axis=_one(axes), keepdims=keepdim)
-
-    def argmin(x: Any, axes: Any, keepdim: bool) -> Any:
-        return cupy.argmin(x, axis=_one(axes), keepdims=keepdim)
-
-    def count_nonzero(x: Any, axes: Any, keepdim: bool) -> Any:
-        return cupy.count_nonzero(x, axis=axes)
-
-    def std(x: Any, axes: Any, keepdim: bool, c: Any) -> Any:
-        return cupy.sqrt(var(x, axes, keepdim, c))
-
-    return {
-        "sum": (sum_, True),
-        "mean": (mean, True),
-        "prod": (reduce_launcher(op_info("prod")), True),
-        "amax": (reduce_launcher(op_info("amax")), False),
-        "amin": (reduce_launcher(op_info("amin")), False),
-        "argmax": (argmax, False),
-        "argmin": (argmin, False),
-        "all": (reduce_launcher(op_info("all")), False),
-        "any": (reduce_launcher(op_info("any")), False),
-        "logsumexp": (logsumexp, True),
-        "count_nonzero": (count_nonzero, False),
-        "var": (var, True),
-        "std": (std, True),
-        "norm": (norm, True),
-        "linalg_vector_norm": (norm, True),
-        "cumsum": (scan_launcher(op_info("cumsum")), True),
-        "cumprod": (scan_launcher(op_info("cumprod")), True),
-    }
-
-
 def kernels(front: FrontEnd) -> dict[str, Any]:
-    """Every reduction and scan CUDA kernel, by qualified overload name."""
+    """Every reduction and scan CUDA kernel, by qualified overload name: our row kernels
+    where the table has them, the family's default math for the rest (mean, var, std,
+    logsumexp and the norms composed from the row kernels; argmax, argmin and
+    count_nonzero CuPy's): Note [Default reduction math] in backends/common/reduction.py."""
     ns = Namespace(cupy.ndarray, __name__, front, asarray=cupy.asarray)
-    table = reductions(front.op_info)
-    sum_ = table["sum"][0]
+    op_info = front.op_info
+    overrides: dict[str, Any] = {
+        name: reduce_launcher(op_info(name))
+        for name in ("sum", "prod", "amax", "amin", "all", "any")
+    }
+    overrides.update({name: scan_launcher(op_info(name)) for name in ("cumsum", "cumprod")})
+    sum_ = overrides["sum"]
     # Whole-tensor sum in one call, for the kernels' fast path (x.sum()).
     whole = {"sum": lambda x, axes: sum_(x, None, False)}
-    out: dict[str, Any] = {}
-    for name, (fn, accumulate) in table.items():
-        out[name] = red.reduction(
-            front.op_info(name), fn, ns, accumulate=accumulate, whole=whole.get(name)
-        )
-    # max(self) / min(self) / max.dim / min.dim: (whole-tensor fn, index fn along an axis).
-    for name, (whole_fn, index) in (
-        ("max", (table["amax"][0], cupy.argmax)),
-        ("min", (table["amin"][0], cupy.argmin)),
-    ):
-        op = front.op_info(name)
-        out[name] = red.max_min_all(op, whole_fn, ns)
-        out[f"{name}.dim"] = red.max_min_dim(op, index, ns)
-    return out
+    return red.kernels(front, ns, overrides, whole=whole)

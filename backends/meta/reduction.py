@@ -1,10 +1,11 @@
 """Meta kernels of the reductions and scans: the shared kernels, on shapes only.
 
-Imports: ``backends.common`` and ``backends.cpu.reduction`` (its table of operators).
+Imports: ``backends.common``.
 
-The argument handling, dtype rules and shape rules are those of the CPU kernels
-(``backends.common.reduction``); only the array function differs: here it maps
-a ``MetaArray`` to the ``MetaArray`` of the result shape.
+The argument handling, dtype rules, shape rules and the loop over the family are
+those of every backend (``backends.common.reduction.kernels``); only the array
+function differs: here every row's maps a ``MetaArray`` to the ``MetaArray`` of the
+result shape.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from ..common import reduction as red
 from ..common import shape_rules
 from ..common.elementwise import MetaNamespace
 from ..common.frontend import FrontEnd
-from ..cpu.reduction import EXTREMES, REDUCTIONS
 
 __all__ = ["kernels"]
 
@@ -44,12 +44,9 @@ def kernels(front: FrontEnd) -> dict[str, Any]:
         kernel.__name__ = kernel.__qualname__ = f"{op.name}_dim"
         return kernel
 
-    out: dict[str, Any] = {}
-    for name, (_, accumulate) in REDUCTIONS.items():
-        fn = {"cumsum": scanned, "cumprod": scanned, "count_nonzero": count}.get(name, reduced)
-        out[name] = red.reduction(front.op_info(name), fn, ns, accumulate=accumulate)
-    for name in EXTREMES:
-        op = front.op_info(name)
-        out[name] = red.max_min_all(op, reduced, ns)
-        out[f"{name}.dim"] = max_min_dim(op)
+    shapes = {"cumsum": scanned, "cumprod": scanned, "count_nonzero": count}
+    overrides = {name: shapes.get(name, reduced) for name in red.NAMES}
+    out = red.kernels(front, ns, overrides)
+    for name in ("max", "min"):  # values and indices from the plan alone
+        out[f"{name}.dim"] = max_min_dim(front.op_info(name))
     return out
