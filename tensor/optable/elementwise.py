@@ -189,6 +189,12 @@ def _logaddexp(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     return _t(g * core.exp(x - out), x), _t(g * core.exp(y - out), y)
 
 
+@saves("self", "other", "result")
+def _logaddexp2(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    x, y = a["self"], a["other"]
+    return _t(g * core.exp2(x - out), x), _t(g * core.exp2(y - out), y)
+
+
 _ARITHMETIC: tuple[OpInfo, ...] = (
     _binary(
         "add", extra=_ALPHA, dunders=("__add__",), rdunders=("__radd__",),
@@ -244,6 +250,7 @@ _ARITHMETIC: tuple[OpInfo, ...] = (
     ),
     _tensor_only("hypot", FLOATS, grad=_hypot, inplace=InPlace()),
     _tensor_only("logaddexp", INEXACT, grad=_logaddexp),
+    _tensor_only("logaddexp2", FLOATS, grad=_logaddexp2),
 )  # fmt: skip
 
 

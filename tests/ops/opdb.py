@@ -125,6 +125,7 @@ BINARY: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
     "atan2": (lambda x, y: np.arctan2(upf(x), upf(y)), S.binary_samples(scalars=False)),
     "hypot": (lambda x, y: np.hypot(upf(x), upf(y)), S.binary_samples(scalars=False)),
     "logaddexp": (R.logaddexp, S.binary_samples(scalars=False)),
+    "logaddexp2": (lambda x, y: np.logaddexp2(upf(x), upf(y)), S.binary_samples(scalars=False)),
     "eq": (
         lambda x, y: np.equal(up(x), up(y)),
         S.binary_samples(lo=0, hi=2, other_lo=0, other_hi=2),
