@@ -303,7 +303,10 @@ def repeat_interleave(
         input = input.reshape(-1)  # noqa: A001
         dim = 0
     dim = dim % builtins.max(input.ndim, 1)
-    if isinstance(repeats, builtins.int) or (isinstance(repeats, Tensor) and repeats.ndim == 0):
+    if isinstance(repeats, (list, tuple)) and len(repeats) == 1:
+        repeats = repeats[0]
+    if isinstance(repeats, builtins.int) or (isinstance(repeats, Tensor) and repeats.numel() == 1):
+        # one count for every element (a one-element tensor broadcasts, as in PyTorch)
         r = int(repeats)
         if r < 0:
             raise RuntimeError("repeat_interleave(): repeats can not be negative")

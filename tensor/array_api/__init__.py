@@ -179,12 +179,28 @@ def searchsorted(
 
 
 def _unique(x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-    values, inverse, counts = tt.unique(x, sorted=True, return_inverse=True, return_counts=True)
+    """Sorted unique values, the inverse (``x``'s shape) and counts, with each NaN its own
+    value as the standard says (PyTorch's ``unique`` makes the NaNs one)."""
+    flat = x.reshape(-1)
+    if x.dtype.is_floating_point or x.dtype.is_complex:
+        nan = tt.isnan(flat)
+        if builtins.bool(nan.any()):
+            keep, nans = tt.nonzero(~nan).reshape(-1), tt.nonzero(nan).reshape(-1)
+            values, inverse, counts = tt.unique(
+                flat[keep], sorted=True, return_inverse=True, return_counts=True
+            )
+            n, k = values.shape[0], nans.shape[0]
+            full = tt.empty(flat.shape, dtype=inverse.dtype, device=x.device)
+            full[keep] = inverse
+            full[nans] = tt.arange(n, n + k, device=x.device)
+            ones = tt.ones(k, dtype=counts.dtype, device=x.device)
+            return tt.cat([values, flat[nans]]), full.reshape(x.shape), tt.cat([counts, ones])
+    values, inverse, counts = tt.unique(flat, sorted=True, return_inverse=True, return_counts=True)
     return values, inverse.reshape(x.shape), counts
 
 
 def unique_values(x: Tensor, /) -> Tensor:
-    return tt.unique(x, sorted=True)
+    return _unique(x)[0]
 
 
 def unique_counts(x: Tensor, /) -> tuple[Tensor, Tensor]:

@@ -46,6 +46,11 @@ def arange(
 ) -> Tensor:
     if stop is None:
         start, stop = 0, start
+    if step != 0 and (stop - start) / step <= 0:  # an empty range (PyTorch refuses it)
+        if dtype is None:
+            floats = builtins.any(isinstance(v, float) for v in (start, stop, step))
+            dtype = tt.get_default_dtype() if floats else tt.int64
+        return tt.empty((0,), dtype=dtype, device=device)
     return tt.arange(start, stop, step, dtype=dtype, device=device)
 
 
@@ -101,12 +106,10 @@ def eye(
     n_cols = n_rows if n_cols is None else n_cols
     if k == 0:
         return tt.eye(n_rows, n_cols, dtype=dtype, device=device)
-    # The k-th diagonal: the ones of a wider identity, shifted by slicing.
-    width = n_cols + builtins.abs(k)
-    full_eye = tt.eye(n_rows + builtins.abs(k), width, dtype=dtype, device=device)
-    if k > 0:
-        return full_eye[:n_rows, k : k + n_cols].clone()
-    return full_eye[-k : -k + n_rows, :n_cols].clone()
+    # The k-th diagonal: where column - row == k.
+    rows = tt.arange(n_rows, device=device).unsqueeze(1)
+    cols = tt.arange(n_cols, device=device)
+    return ((cols - rows) == k).to(tt.get_default_dtype() if dtype is None else dtype)
 
 
 def linspace(
