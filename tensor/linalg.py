@@ -23,7 +23,9 @@ from ._generated import FUNCTIONS
 __all__ = [
     "cholesky",
     "det",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "matrix_power",
@@ -40,6 +42,8 @@ __all__ = [
 vector_norm = FUNCTIONS["linalg.vector_norm"]
 cholesky = FUNCTIONS["linalg.cholesky"]
 det = FUNCTIONS["linalg.det"]
+eig = FUNCTIONS["linalg.eig"]
+eigvals = FUNCTIONS["linalg.eigvals"]
 eigh = FUNCTIONS["linalg.eigh"]
 eigvalsh = FUNCTIONS["linalg.eigvalsh"]
 inv = FUNCTIONS["linalg.inv"]
@@ -97,6 +101,11 @@ def matrix_rank(A: Any, *, atol: Any = None, rtol: Any = None, hermitian: bool =
 def _tolerance(A: Any, S: Any, atol: Any, rtol: Any) -> Any:  # noqa: N803
     import tensor as tt
 
+    # tensor tolerances are per matrix (shaped like the batch): one per row of S
+    if isinstance(rtol, tt.Tensor):
+        rtol = rtol.unsqueeze(-1)
+    if isinstance(atol, tt.Tensor):
+        atol = atol.unsqueeze(-1)
     if rtol is None:
         rtol = tt.finfo(S.dtype).eps * max(A.shape[-2:]) if atol is None or atol == 0 else 0.0
     largest = tt.amax(S, -1, True) if S.shape[-1] else tt.zeros((*S.shape[:-1], 1), dtype=S.dtype)

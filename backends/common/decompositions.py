@@ -30,6 +30,8 @@ __all__ = ["LINALG", "FFT", "kernels", "meta_kernels"]
 LINALG: dict[str, tuple[str, ...]] = {
     "linalg_cholesky": ("same",),
     "linalg_det": ("same",),
+    "linalg_eig": ("complex", "complex"),
+    "linalg_eigvals": ("complex",),
     "linalg_eigh": ("real", "same"),
     "linalg_eigvalsh": ("real",),
     "linalg_inv": ("same",),
@@ -99,9 +101,9 @@ def shapes(name: str, shape: tuple[int, ...], *args: Any, **kw: Any) -> tuple[tu
     if name in ("linalg_det", "linalg_slogdet"):
         _square(op, shape)
         return (shape[:-2],) * len(LINALG[name])
-    if name in ("linalg_eigh", "linalg_eigvalsh"):
+    if name in ("linalg_eigh", "linalg_eigvalsh", "linalg_eig", "linalg_eigvals"):
         _square(op, shape)
-        return (shape[:-1], shape) if name == "linalg_eigh" else (shape[:-1],)
+        return (shape[:-1], shape) if name in ("linalg_eigh", "linalg_eig") else (shape[:-1],)
     if name == "linalg_qr":
         _matrix(op, shape)
         mode = args[0] if args else kw.get("mode", "reduced")
@@ -292,6 +294,15 @@ def kernels(ns: Namespace, linalg: Any, fft: Any) -> dict[str, Any]:
 
     linalg_kernel("linalg_cholesky", cholesky)
     linalg_kernel("linalg_det", lambda a: (linalg.det(a),))
+
+    def eig(a: Any) -> tuple[Any, ...]:
+        if not hasattr(linalg, "eig"):
+            raise RuntimeError(f"linalg.eig: {linalg.__name__} has no eig (not on this device)")
+        w, v = linalg.eig(a)  # real when every eigenvalue is: made complex by ``wrap``
+        return w, v
+
+    linalg_kernel("linalg_eig", eig)
+    linalg_kernel("linalg_eigvals", lambda a: (eig(a)[0],))
     linalg_kernel("linalg_eigh", eigh)
     linalg_kernel("linalg_eigvalsh", lambda a, UPLO="L": (linalg.eigvalsh(a, UPLO=UPLO),))
     linalg_kernel("linalg_inv", lambda a: (linalg.inv(a),))

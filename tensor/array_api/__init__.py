@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import builtins
 import math
+from collections import namedtuple
 from typing import Any
 
 import tensor as tt
@@ -137,7 +138,8 @@ def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     if x1.dtype.is_complex:
         x1 = tt.conj(x1)
     x1, x2 = tt.broadcast_tensors(x1, x2)
-    return tt.sum(x1 * x2, dim=axis % ndim if axis < 0 else axis - ndim)
+    # the arrays' dtype (PyTorch's sum widens integers to int64)
+    return tt.sum(x1 * x2, dim=axis % ndim if axis < 0 else axis - ndim, dtype=x1.dtype)
 
 
 # -- indexing, searching, sets, sorting --------------------------------------------------
@@ -178,6 +180,22 @@ def searchsorted(
     return tt.searchsorted(x1, x2, right=side == "right")
 
 
+UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
+UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+
+
+def _unique_flat(flat: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """``tensor.unique`` of a 1-D tensor, sorted, with inverse and counts; complex values
+    (which ``unique`` does not sort) as unique (real, imag) rows, sorted by real part."""
+    if flat.dtype.is_complex:
+        pairs = tt.stack([tt.real(flat), tt.imag(flat)], 1)
+        rows, inverse, counts = tt.unique(pairs, return_inverse=True, return_counts=True, dim=0)
+        values = (rows[:, 0] + rows[:, 1] * 1j).to(flat.dtype)
+        return values, inverse, counts
+    return tt.unique(flat, sorted=True, return_inverse=True, return_counts=True)
+
+
 def _unique(x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     """Sorted unique values, the inverse (``x``'s shape) and counts, with each NaN its own
     value as the standard says (PyTorch's ``unique`` makes the NaNs one)."""
@@ -186,16 +204,14 @@ def _unique(x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         nan = tt.isnan(flat)
         if builtins.bool(nan.any()):
             keep, nans = tt.nonzero(~nan).reshape(-1), tt.nonzero(nan).reshape(-1)
-            values, inverse, counts = tt.unique(
-                flat[keep], sorted=True, return_inverse=True, return_counts=True
-            )
+            values, inverse, counts = _unique_flat(flat[keep])
             n, k = values.shape[0], nans.shape[0]
             full = tt.empty(flat.shape, dtype=inverse.dtype, device=x.device)
             full[keep] = inverse
             full[nans] = tt.arange(n, n + k, device=x.device)
             ones = tt.ones(k, dtype=counts.dtype, device=x.device)
             return tt.cat([values, flat[nans]]), full.reshape(x.shape), tt.cat([counts, ones])
-    values, inverse, counts = tt.unique(flat, sorted=True, return_inverse=True, return_counts=True)
+    values, inverse, counts = _unique_flat(flat)
     return values, inverse.reshape(x.shape), counts
 
 
@@ -203,23 +219,23 @@ def unique_values(x: Tensor, /) -> Tensor:
     return _unique(x)[0]
 
 
-def unique_counts(x: Tensor, /) -> tuple[Tensor, Tensor]:
+def unique_counts(x: Tensor, /) -> UniqueCountsResult:
     values, _, counts = _unique(x)
-    return values, counts
+    return UniqueCountsResult(values, counts)
 
 
-def unique_inverse(x: Tensor, /) -> tuple[Tensor, Tensor]:
+def unique_inverse(x: Tensor, /) -> UniqueInverseResult:
     values, inverse, _ = _unique(x)
-    return values, inverse
+    return UniqueInverseResult(values, inverse)
 
 
-def unique_all(x: Tensor, /) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+def unique_all(x: Tensor, /) -> UniqueAllResult:
     """``indices`` are the first occurrences: the stable order of ``inverse``, read at each
     value's first slot (the running count of the values before it)."""
     values, inverse, counts = _unique(x)
     order = tt.argsort(inverse.reshape(-1), stable=True)
     starts = tt.cumsum(counts, 0) - counts
-    return values, tt.index_select(order, 0, starts), inverse, counts
+    return UniqueAllResult(values, tt.index_select(order, 0, starts), inverse, counts)
 
 
 def isin(x1: Any, x2: Any, /, *, invert: bool = False) -> Tensor:

@@ -73,9 +73,9 @@ def prod(
         dtype = tt.int64
     if not dims:
         return x.to(dtype) if dtype is not None else x.clone()
-    out = x if dtype is None else x.to(dtype)
+    out = x
     for d in sorted(dims, reverse=True):  # PyTorch's prod takes one dim at a time
-        out = tt.prod(out, d, keepdims)
+        out = tt.prod(out, d, keepdims, dtype=dtype)
     return out
 
 

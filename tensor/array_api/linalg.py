@@ -21,7 +21,9 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "matmul",
@@ -49,6 +51,14 @@ def cholesky(x: Tensor, /, *, upper: builtins.bool = False) -> Tensor:
 
 def det(x: Tensor, /) -> Tensor:
     return tt.linalg.det(x)
+
+
+def eig(x: Tensor, /) -> Any:
+    return tt.linalg.eig(x)
+
+
+def eigvals(x: Tensor, /) -> Tensor:
+    return tt.linalg.eigvals(x)
 
 
 def eigh(x: Tensor, /) -> Any:

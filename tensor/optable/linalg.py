@@ -271,6 +271,8 @@ def _fft(name: str, nd: bool, rule: object, dtypes: frozenset[dtype] = _LAPACK) 
 ROWS += (
     _decomposition("linalg_cholesky", "linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor"),
     _decomposition("linalg_det", "linalg_det(Tensor A) -> Tensor"),
+    _decomposition("linalg_eig", "linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)"),
+    _decomposition("linalg_eigvals", "linalg_eigvals(Tensor self) -> Tensor"),
     _decomposition(
         "linalg_eigh", "linalg_eigh(Tensor self, str UPLO=\"L\") -> (Tensor eigenvalues, Tensor eigenvectors)"
     ),
