@@ -46,10 +46,6 @@ def _reduce(
     return op(x, dims, keepdims, **kw)
 
 
-def _sum_dtype(x: Tensor, dtype: Any) -> Any:
-    return dtype
-
-
 def sum(
     x: Tensor, /, *, axis: Any = None, dtype: Any = None, keepdims: builtins.bool = False
 ) -> Tensor:  # noqa: A001

@@ -60,10 +60,13 @@ def run_file(name: str, extra: tuple[str, ...] = ()) -> Counts:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.xml"
         cmd = [
+            # the vendored pytest.ini and rootdir, named: a path among the arguments
+            # would otherwise make this repository's pyproject.toml the config
             sys.executable, "-m", "pytest", f"array_api_tests/{name}",
+            "-c", "pytest.ini", "--rootdir", ".",
             "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:benchmark",
             "--max-examples", str(MAX_EXAMPLES), "--derandomize", "--disable-deadline",
-            "--skips-file", str(SKIPS), "--xfails-file", str(XFAILS),
+            f"--skips-file={SKIPS}", f"--xfails-file={XFAILS}",
             "-q", "--tb=line", "-rN", "-W", "ignore", f"--junitxml={report}",
             *extra,
         ]  # fmt: skip

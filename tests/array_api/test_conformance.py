@@ -24,7 +24,27 @@ pytestmark = pytest.mark.skipif(
 
 # file -> (collected, passed at least), measured with runner.py (--max-examples 20,
 # derandomized, API 2025.12) on the CPU.
-EXPECTED: dict[str, tuple[int, int]] = {}
+EXPECTED: dict[str, tuple[int, int]] = {
+    "test_array_object.py": (21, 21),
+    "test_constants.py": (5, 5),
+    "test_creation_functions.py": (14, 14),
+    "test_data_type_functions.py": (30, 30),
+    "test_dlpack.py": (3, 3),
+    "test_fft.py": (14, 14),
+    "test_has_names.py": (214, 214),
+    "test_indexing_functions.py": (2, 2),
+    "test_inspection_functions.py": (4, 4),
+    "test_linalg.py": (30, 30),
+    "test_manipulation_functions.py": (13, 13),
+    "test_operators_and_elementwise_functions.py": (160, 154),
+    "test_searching_functions.py": (8, 8),
+    "test_set_functions.py": (6, 6),
+    "test_signatures.py": (212, 212),
+    "test_sorting_functions.py": (2, 2),
+    "test_special_cases.py": (621, 595),
+    "test_statistical_functions.py": (9, 9),
+    "test_utility_functions.py": (4, 4),
+}
 
 
 @pytest.mark.parametrize("name", FILES)
