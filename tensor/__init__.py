@@ -51,6 +51,8 @@ with _bulk_registration():
     from ._factories import as_tensor, from_dlpack, from_numpy, tensor
     from ._promotion import can_cast, promote_types, result_type
     from ._random import Generator, default_generator, initial_seed, manual_seed, seed
+    from ._standard import *  # noqa: F403  (asarray, finfo, multiply, isin, ...)
+    from ._standard import __all__ as _STANDARD
     from ._tensor import Size, Tensor
     from .autograd import (
         enable_grad,
@@ -78,7 +80,7 @@ with _bulk_registration():
     import backends.cpu as _cpu
     import backends.meta as _meta
 
-    from . import _inplace_or_view, cuda, linalg
+    from . import _inplace_or_view, cuda, fft, linalg
     from ._frontend import FRONT as _FRONT
 
     _composite.register(_FRONT)
@@ -92,7 +94,11 @@ with _bulk_registration():
 
     _autocast.register()
 
-    from . import higher_order, modes
+    from . import (
+        array_api,  # the Array API namespace: Tensor.__array_namespace__()
+        higher_order,
+        modes,
+    )
     from .higher_order import cond
 
 __all__ = [
@@ -103,6 +109,7 @@ __all__ = [
     "Size",
     "Tensor",
     "amp",
+    "array_api",
     "as_tensor",
     "autocast",
     "autograd",
@@ -120,6 +127,7 @@ __all__ = [
     "double",
     "dtype",
     "enable_grad",
+    "fft",
     "float",
     "float16",
     "float32",
@@ -157,6 +165,7 @@ __all__ = [
     "tensor",
     "uint8",
     *sorted(_GENERATED),
+    *_STANDARD,
 ]
 
 # NumPy warns about inf/nan results (log(0), 0/0, overflow); PyTorch does not.  Ignore

@@ -80,8 +80,18 @@ def _items(self: Tensor, key: Any) -> list[Any]:
     return items
 
 
-def _apply(self: Tensor, key: Any) -> tuple[Tensor, list[Any]]:
-    """The view of the basic part of ``key`` and the advanced indices left for ``index``."""
+# Note [Negative steps]
+# ~~~~~~~~~~~~~~~~~~~~~
+# PyTorch refuses a slice with a negative step; NumPy and the Array API standard take
+# it.  A view cannot have a negative stride here (the backends' arrays are wrapped as
+# they are), so ``x[::-s]`` is the positive-step slice of the same elements, flipped:
+# reading it flips the view (a copy); writing it flips the value instead and writes
+# through the view, so the write still reaches ``x``.
+
+
+def _apply(self: Tensor, key: Any) -> tuple[Tensor, list[Any], list[int]]:
+    """The view of the basic part of ``key``, the advanced indices left for ``index``
+    and the dims of the view to flip (Note [Negative steps])."""
     items = _items(self, key)
     ndim = self._array.ndim
     consumed = 0
@@ -99,6 +109,7 @@ def _apply(self: Tensor, key: Any) -> tuple[Tensor, list[Any]]:
         )
     result = self
     dim = 0
+    flips: list[int] = []
     advanced: list[Any] = []
     covered = 0  # dims of `result` covered by the entries of `advanced`
     for k in items:
@@ -111,9 +122,16 @@ def _apply(self: Tensor, key: Any) -> tuple[Tensor, list[Any]]:
             result = _select(result, dim, k)
         elif type(k) is slice:
             step = 1 if k.step is None else _slice_index(k.step)
-            if step <= 0:
+            if step == 0:
                 raise ValueError("__getitem__(): step must be greater than zero")
-            if k.start is not None or k.stop is not None or step != 1:
+            if step < 0:  # Note [Negative steps]
+                indices = range(*slice(k.start, k.stop, step).indices(result.shape[dim]))
+                if len(indices):
+                    result = _slice(result, dim, indices[-1], indices[0] + 1, -step)
+                else:
+                    result = _slice(result, dim, 0, 0, 1)
+                flips.append(dim)
+            elif k.start is not None or k.stop is not None or step != 1:
                 start = None if k.start is None else _slice_index(k.start)
                 stop = None if k.stop is None else _slice_index(k.stop)
                 result = _slice(result, dim, start, stop, step)
@@ -124,7 +142,7 @@ def _apply(self: Tensor, key: Any) -> tuple[Tensor, list[Any]]:
             width = k._array.ndim if k._dtype.kind == 0 else 1
             dim += width
             covered = dim
-    return result, advanced
+    return result, advanced, flips
 
 
 def _slice_index(value: Any) -> int:
@@ -151,7 +169,9 @@ def getitem(self: Tensor, key: Any) -> Tensor:
         return _select(self, 0, key)  # type: ignore[no-any-return]
     if isinstance(key, Tensor) and (key._dtype.kind == 0 or key._array.ndim):
         return _index(self, [key])  # type: ignore[no-any-return]  # x[mask], x[idx]
-    result, advanced = _apply(self, key)
+    result, advanced, flips = _apply(self, key)
+    if flips:
+        result = core.flip.default(result, flips)
     if advanced:
         return _index(result, advanced)  # type: ignore[no-any-return]
     if result is self:  # x[...] or x[:]: an alias of the whole tensor
@@ -169,7 +189,17 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     >>> row.tolist(), x._version
     ([5.0, 0.0, 0.0], 1)
     """
-    result, advanced = _apply(self, key)
+    result, advanced, flips = _apply(self, key)
+    if flips:
+        if advanced:
+            raise IndexError(
+                "__setitem__(): a slice with a negative step cannot be combined with tensor "
+                "or list indices in an assignment"
+            )
+        if not isinstance(value, Tensor):
+            array, dt = _convert.array_from_data(value, self._dtype, self._device)
+            value = make(array, dt, self._device)
+        value = core.flip.default(core.expand.default(value, list(result.shape)), flips)
     if advanced:
         if isinstance(value, Tensor):
             v = value if value._dtype is self._dtype else value.to(self._dtype)

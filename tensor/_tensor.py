@@ -409,6 +409,12 @@ class Tensor(TensorConversions):
 
     __hash__ = object.__hash__
 
+    def __pos__(self) -> Tensor:
+        """``+x``: PyTorch's ``positive`` (the tensor itself; bool tensors are refused)."""
+        if self._dtype.kind == 0:
+            raise TypeError("unary +: bool tensors are not supported, use a numeric dtype")
+        return self
+
 
 builtins_bool = bool
 builtins_float = float

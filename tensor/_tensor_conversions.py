@@ -31,6 +31,7 @@ __all__ = ["TensorConversions"]
 builtins_bool = bool
 builtins_float = float
 builtins_int = int
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 
 class TensorConversions:
@@ -196,7 +197,17 @@ class TensorConversions:
             return array.astype(dtype)
         return array.copy() if copy else array
 
-    def __dlpack__(self, **kwargs: Any) -> Any:
+    def __dlpack__(
+        self,
+        *,
+        stream: Any = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        """The standard's signature; the array's own ``__dlpack__`` gets what was given."""
+        given = {"stream": stream, "max_version": max_version, "dl_device": dl_device, "copy": copy}
+        kwargs = {k: v for k, v in given.items() if v is not None}
         return self._check_data("__dlpack__").__dlpack__(**kwargs)
 
     def __dlpack_device__(self) -> tuple[int, int]:
@@ -212,9 +223,21 @@ class TensorConversions:
             )
         return self._array.__cuda_array_interface__  # type: ignore[no-any-return]
 
+    # -- the Array API standard's array object (the namespace is ``tensor.array_api``) --
+
     def __array_namespace__(self, *, api_version: str | None = None) -> Any:
-        """The ``tensor`` module: ``tt.add``, ``tt.sin``, ... follow the Array API names."""
-        return sys.modules["tensor"]
+        """``tensor.array_api``: the standard's namespace (2025.12) over our operators."""
+        if api_version is not None and api_version not in _API_VERSIONS:
+            raise ValueError(
+                f"__array_namespace__: api_version {api_version!r} is not supported; "
+                f"this namespace implements {', '.join(_API_VERSIONS)}"
+            )
+        return sys.modules["tensor.array_api"]
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor:
+        """The standard's spelling of ``.to(device)`` (``stream`` is accepted and unused:
+        copies run on the current stream)."""
+        return self.to(device)
 
     def _check_data(self, what: str) -> Any:
         array = self._array

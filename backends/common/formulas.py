@@ -195,6 +195,18 @@ class Formulas:
         hi, lo = xp.where(first, x, y), xp.where(first, y, x)
         return hi + xp.log1p(xp.exp(lo - hi))
 
+    def real(self, x: Any) -> Any:
+        """A new array (the library's ``real`` is a view, or the input itself): Note [real,
+        imag and conj are copies] in ``tensor.optable.elementwise``."""
+        return x.real.copy()
+
+    def imag(self, x: Any) -> Any:
+        return x.imag.copy()
+
+    def conj(self, x: Any) -> Any:
+        """The library's for complex dtypes; a copy otherwise (NumPy's makes bools int8)."""
+        return self.xp.conj(x) if x.dtype.kind == "c" else x.copy()
+
     def floor_divide(self, x: Any, y: Any) -> Any:
         self._check_divisor("floor_divide", x, y)
         return self.xp.floor_divide(x, y)

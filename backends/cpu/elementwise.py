@@ -40,6 +40,9 @@ UNARY: dict[str, Any] = {
     "ceil": F.same_if_int(np.ceil),
     "trunc": F.same_if_int(np.trunc),
     "frac": F.frac,
+    "real": F.real,  # copies, not views
+    "imag": F.imag,
+    "conj": F.conj,  # bool stays bool
 }
 # One-tensor operators with extra arguments: fn(x, compute_dtype, *args, **kwargs).
 UNARY_ARGS: dict[str, Any] = {

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..common import linalg
+from ..common import decompositions, linalg
 from ..common.elementwise import Namespace
 from ..common.frontend import FrontEnd
 
@@ -26,4 +26,5 @@ PRODUCTS: dict[str, Any] = {
 
 def kernels(front: FrontEnd) -> dict[str, Any]:
     """Every matrix-product CPU kernel, by qualified overload name."""
-    return linalg.kernels(Namespace(np.ndarray, __name__, front, asarray=np.asarray), PRODUCTS)
+    ns = Namespace(np.ndarray, __name__, front, asarray=np.asarray)
+    return linalg.kernels(ns, PRODUCTS) | decompositions.kernels(ns, np.linalg, np.fft)

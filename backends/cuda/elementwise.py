@@ -71,7 +71,8 @@ FALLBACK: dict[str, Any] = {
     "logical_not": _truth(cupy.logical_not), "logical_and": _truth(cupy.logical_and),
     "logical_or": _truth(cupy.logical_or), "logical_xor": _truth(cupy.logical_xor),
     "floor_divide": F.floor_divide, "remainder": F.remainder,
-    "fmod": F.fmod, "pow": F.pow, "logaddexp": F.logaddexp,
+    "fmod": F.fmod, "pow": F.pow, "logaddexp": F.logaddexp, "real": F.real, "imag": F.imag,
+    "conj": F.conj,
 }  # fmt: skip
 # Operators with extra arguments (fn(x, y, compute_dtype, *args)): the shared formulas.
 EXTRA: dict[str, Any] = {

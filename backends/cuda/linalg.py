@@ -15,7 +15,7 @@ from typing import Any
 
 import cupy
 
-from ..common import linalg
+from ..common import decompositions, linalg
 from ..common.elementwise import Namespace
 from ..common.frontend import FrontEnd
 
@@ -37,4 +37,5 @@ def kernels(front: FrontEnd) -> dict[str, Any]:
     # float16 products run as they are; bfloat16 ones are computed in float32 (CuPy's
     # bfloat16 GEMM is not relied on yet).
     accumulate = {k: v for k, v in linalg.accumulation(front).items() if k.name != "float16"}
-    return linalg.kernels(ns, PRODUCTS, accumulate)
+    decomps = decompositions.kernels(ns, cupy.linalg, cupy.fft)
+    return linalg.kernels(ns, PRODUCTS, accumulate) | decomps

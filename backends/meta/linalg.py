@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..common import linalg
+from ..common import decompositions, linalg
 from ..common.frontend import FrontEnd
 
 __all__ = ["kernels"]
@@ -47,4 +47,4 @@ def kernels(front: FrontEnd) -> dict[str, Any]:
     out["addmm"] = addmm
     out["einsum"] = einsum
     out["tensordot"] = tensordot
-    return out
+    return out | decompositions.meta_kernels(front, __name__)

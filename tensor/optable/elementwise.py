@@ -16,6 +16,7 @@ from .._dtype import dtype
 from . import _grad
 from ._row import (
     ALL,
+    COMPLEXES,
     FLOATS,
     INEXACT,
     INPLACE_FUNCTION,
@@ -195,6 +196,15 @@ def _logaddexp2(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     return _t(g * core.exp2(x - out), x), _t(g * core.exp2(y - out), y)
 
 
+@saves("self", "result")
+def _copysign(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    # PyTorch's copysign_tensor_self_backward: the sign flip, 0 where self is 0; the sign
+    # source gets no gradient.
+    x = a["self"]
+    flip = core.where(core.eq.Scalar(x, 0), x * 0, core.sign(x) * core.sign(out))
+    return _t(g * flip, x), None
+
+
 _ARITHMETIC: tuple[OpInfo, ...] = (
     _binary(
         "add", extra=_ALPHA, dunders=("__add__",), rdunders=("__radd__",),
@@ -251,6 +261,8 @@ _ARITHMETIC: tuple[OpInfo, ...] = (
     _tensor_only("hypot", FLOATS, grad=_hypot, inplace=InPlace()),
     _tensor_only("logaddexp", INEXACT, grad=_logaddexp),
     _tensor_only("logaddexp2", FLOATS, grad=_logaddexp2),
+    _binary("copysign", REAL, to_float, grad=_copysign, inplace=InPlace()),
+    _tensor_only("nextafter", FLOATS, grad=NoFormula("PyTorch has no derivative for nextafter")),
 )  # fmt: skip
 
 
@@ -584,6 +596,16 @@ _UNARY: tuple[OpInfo, ...] = (
     _unary("isnan", ALL, to_bool, grad=False, out=False),
     _unary("isinf", ALL, to_bool, grad=False, out=False),
     _unary("isfinite", ALL, to_bool, grad=False, out=False),
+    _unary("signbit", REAL, to_bool, grad=False),
+    # Note [real, imag and conj are copies]: PyTorch returns views (and a lazy conjugate
+    # bit); these rows compute new tensors, as the Array API standard's functions do, so a
+    # write into the result does not reach the input.
+    _unary("real", ALL, to_real, out=False, grad=_unary_grad(lambda g, x, out: g.to(x.dtype), saved=("self",))),
+    _unary(
+        "imag", COMPLEXES, to_real, out=False,
+        grad=_unary_grad(lambda g, x, out: g.to(x.dtype) * 1j, saved=("self",)),
+    ),
+    _unary("conj", ALL, same, out=False, grad=_unary_grad(lambda g, x, out: core.conj(g), saved=())),
     _unary(
         "silu", INEXACT, same, function="nn.functional.silu", method=False,
         grad=_unary_grad(lambda g, x, out: g * core.sigmoid(x) * (1 + x * (1 - core.sigmoid(x)))),

@@ -14,8 +14,9 @@ from __future__ import annotations
 import string
 from typing import Any
 
+from .._dtype import INT, dtype, get_default_dtype
 from . import _grad
-from ._row import ALL, NO_BOOL, InPlace, OpInfo
+from ._row import ALL, BOOLS, COMPLEXES, FLOATS, INTS, NO_BOOL, InPlace, NoFormula, OpInfo, same
 
 __all__ = ["ROWS"]
 
@@ -216,4 +217,102 @@ ROWS: tuple[OpInfo, ...] = (
         "linalg", NO_BOOL, method=False, py="tensordot", out=True,
         grad=_tensordot, autocast={"cuda": "promote"},
     ),
+)  # fmt: skip
+
+
+# -- decompositions, solvers and FFTs (Note [Library decompositions] in
+# backends.common.decompositions): PyTorch's torch.linalg / torch.fft schemas.  float16 and
+# bfloat16 are refused, as PyTorch's CPU LAPACK and pocketfft do.
+_LAPACK = (FLOATS - {d for d in FLOATS if d.itemsize == 2}) | COMPLEXES
+_NO_FORMULA = NoFormula("no derivative formula for this decomposition yet (issue #18)")
+
+
+def _to_complex(d: dtype) -> tuple[dtype, dtype]:
+    """FFTs with complex results; integers and bool compute in the default float dtype."""
+    if d.kind <= INT:
+        d = get_default_dtype()
+    return d, d if d.is_complex else d.to_complex()
+
+
+def _to_real(d: dtype) -> tuple[dtype, dtype]:
+    if d.kind <= INT:
+        d = get_default_dtype()
+    return d, d.to_real()
+
+
+# PyTorch's FFTs take integer and bool inputs (as the default float dtype), not float16
+# or bfloat16 on the CPU.
+_FFT = _LAPACK | INTS | BOOLS
+
+
+# PyTorch 2.13's CPU autocast list runs these in float32 (its CUDA list names none).
+_CPU_FP32 = {
+    "linalg_cholesky", "linalg_eig", "linalg_eigvals", "linalg_eigh", "linalg_eigvalsh",
+    "linalg_inv", "linalg_qr", "linalg_solve", "linalg_svd", "linalg_svdvals",
+}  # fmt: skip
+
+
+def _decomposition(
+    name: str, schema: str, dtypes: frozenset[dtype] = _LAPACK, **kw: object
+) -> OpInfo:
+    if name in _CPU_FP32:
+        kw["autocast"] = {"cpu": "fp32"}
+    return OpInfo(
+        name,
+        (schema,),
+        "linalg",
+        dtypes,
+        same,
+        function=name.replace("_", ".", 1),
+        method=False,
+        out=False,
+        grad=_NO_FORMULA,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def _fft(name: str, nd: bool, rule: object, dtypes: frozenset[dtype] = _FFT) -> OpInfo:
+    sizes = "int[1]? s=None, int[1]? dim=None" if nd else "int? n=None, int dim=-1"
+    return OpInfo(
+        name,
+        (f"{name}(Tensor self, {sizes}, str? norm=None) -> Tensor",),
+        "linalg",
+        dtypes,
+        rule,
+        function=name.replace("_", ".", 1),
+        method=False,
+        out=False,  # type: ignore[arg-type]
+        grad=NoFormula("no FFT derivative formulas yet (issue #18)"),
+        autocast={"cpu": "fp32"},  # PyTorch 2.13 CPU autocast list
+    )
+
+
+ROWS += (
+    _decomposition("linalg_cholesky", "linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor"),
+    _decomposition("linalg_det", "linalg_det(Tensor A) -> Tensor"),
+    _decomposition("linalg_eig", "linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)"),
+    _decomposition("linalg_eigvals", "linalg_eigvals(Tensor self) -> Tensor"),
+    _decomposition(
+        "linalg_eigh", "linalg_eigh(Tensor self, str UPLO=\"L\") -> (Tensor eigenvalues, Tensor eigenvectors)"
+    ),
+    _decomposition("linalg_eigvalsh", "linalg_eigvalsh(Tensor self, str UPLO=\"L\") -> Tensor"),
+    _decomposition("linalg_inv", "linalg_inv(Tensor A) -> Tensor"),
+    _decomposition("linalg_qr", "linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)"),
+    _decomposition("linalg_slogdet", "linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)"),
+    _decomposition("linalg_solve", "linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor"),
+    _decomposition(
+        "linalg_svd",
+        "linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)",
+    ),
+    _decomposition("linalg_svdvals", "linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor"),
+    _fft("fft_fft", False, _to_complex),
+    _fft("fft_ifft", False, _to_complex),
+    _fft("fft_rfft", False, _to_complex, _FFT - COMPLEXES),
+    _fft("fft_ihfft", False, _to_complex, _FFT - COMPLEXES),
+    _fft("fft_irfft", False, _to_real),
+    _fft("fft_hfft", False, _to_real),
+    _fft("fft_fftn", True, _to_complex),
+    _fft("fft_ifftn", True, _to_complex),
+    _fft("fft_rfftn", True, _to_complex, _FFT - COMPLEXES),
+    _fft("fft_irfftn", True, _to_real),
 )  # fmt: skip

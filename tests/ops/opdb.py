@@ -19,7 +19,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from . import opdb_nn, opdb_shape, opdb_variants
+from . import opdb_linalg, opdb_nn, opdb_shape, opdb_variants
 from . import references as R
 from . import samples as S
 from .opentry import OpEntry, _core, _fn
@@ -94,6 +94,10 @@ UNARY: dict[str, tuple[Callable[..., Any], tuple[float, float]]] = {
     "isnan": (np.isnan, (-3, 3)),
     "isinf": (np.isinf, (-3, 3)),
     "isfinite": (np.isfinite, (-3, 3)),
+    "signbit": (np.signbit, (-3, 3)),
+    "real": (lambda x: np.real(up(x)), (-3, 3)),
+    "imag": (lambda x: np.imag(up(x)), (-3, 3)),
+    "conj": (lambda x: np.conj(up(x)), (-3, 3)),
     "nan_to_num": (R.nan_to_num, (-3, 3)),
 }
 # PyTorch keeps these in torch.nn.functional; we test our ops.core.<name> against them.
@@ -126,6 +130,8 @@ BINARY: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
     "hypot": (lambda x, y: np.hypot(upf(x), upf(y)), S.binary_samples(scalars=False)),
     "logaddexp": (R.logaddexp, S.binary_samples(scalars=False)),
     "logaddexp2": (lambda x, y: np.logaddexp2(upf(x), upf(y)), S.binary_samples(scalars=False)),
+    "copysign": (lambda x, y: np.copysign(upf(x), upf(y)), S.binary_samples()),
+    "nextafter": (lambda x, y: np.nextafter(x, y), S.binary_samples(scalars=False)),
     "eq": (
         lambda x, y: np.equal(up(x), up(y)),
         S.binary_samples(lo=0, hi=2, other_lo=0, other_hi=2),
@@ -172,7 +178,18 @@ def _to_call(lib: Any, x: Any, target: Any) -> Any:
 def _build() -> list[OpEntry]:
     db: list[OpEntry] = []
     for name, (ref, (lo, hi)) in UNARY.items():
-        db.append(OpEntry(name, name, _fn(name), ref, S.unary_samples(lo, hi)))
+        db.append(
+            OpEntry(
+                name,
+                name,
+                _fn(name),
+                ref,
+                # signbit of a bfloat16 NaN: PyTorch's NaN constant has the sign bit set.
+                S.unary_samples(lo, hi, special_torch=name != "signbit"),
+                # PyTorch's conj is a lazy view (its conjugate bit); conj_physical computes.
+                torch_call=(lambda lib, x: lib.conj_physical(x)) if name == "conj" else None,
+            )
+        )
     db.append(
         OpEntry(
             "round_decimals",
@@ -631,6 +648,7 @@ def _build() -> list[OpEntry]:
         db.append(OpEntry(name, name, _fn(name), ref, S.like_samples(name), random=ref is None))
     db.extend(opdb_shape.entries())
     db.extend(opdb_nn.entries())
+    db.extend(opdb_linalg.entries())
     db.extend(opdb_variants.entries(db))  # add_, add.out, ... from the entries above
     return db
 

@@ -122,7 +122,7 @@ def numpy_of(value: Any) -> np.ndarray:
     elif type(value).__module__.startswith("torch"):
         import torch
 
-        v = value.detach()
+        v = value.detach().resolve_conj()  # PyTorch's lazy conjugates (its ifft of reals)
         if v.dtype is torch.bfloat16:
             v = v.float()
         arr = v.numpy()

@@ -200,7 +200,7 @@ def test_array_protocols() -> None:
     assert np.asarray(x, dtype=np.float64).dtype == np.float64
     assert np.from_dlpack(x).tolist() == [1.0, 2.0]
     assert x.__dlpack_device__() == (1, 0)
-    assert x.__array_namespace__() is tt
+    assert x.__array_namespace__() is tt.array_api  # the standard's namespace (issue #18)
     assert (np.array([1.0, 1.0]) + x).tolist() == [2.0, 3.0]  # NumPy defers to Tensor
     assert (np.array([5.0, 5.0]) - x).tolist() == [4.0, 3.0]
     assert (x * np.array([2.0, 2.0])).dtype is tt.float64  # a dimensioned float64 array

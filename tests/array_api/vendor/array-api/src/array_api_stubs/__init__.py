@@ -1,0 +1,1 @@
+# arraydispatch: only _2025_12 is vendored (upstream imports every version here).
