@@ -131,6 +131,38 @@ def _stealable(grad: Any, var: Any) -> bool:
     )
 
 
+def _whole_view_base(grad: Any, var: Any) -> Any:
+    """The base of ``grad`` when ``grad`` is all of it in its own layout (a transpose of a
+    transpose: F.linear's weight gradient, Note [Transposed products' gradients] in
+    tensor/optable/linalg.py) and nothing else holds either, so the base can be stolen
+    instead of copying the view; None otherwise."""
+    if getrefcount(grad) > _STEALABLE_REFS:
+        return None
+    base = grad._base
+    if base is None or base._base is not None or getrefcount(base) > _ARRAY_REFS:
+        return None
+    array, owner = grad._array, base._array
+    same = (
+        getattr(owner, "base", 0) is None
+        and getattr(array, "base", None) is owner
+        and getrefcount(owner) <= _ARRAY_REFS + 1  # base._array and the view's .base
+        and grad._dtype is var._dtype
+        and base._dtype is var._dtype
+        and base._device == var._device
+        and owner.shape == var._array.shape
+        and array.shape == owner.shape
+        and array.strides == owner.strides
+        and owner.flags.c_contiguous
+        and owner.size > 0
+    )
+    if not same:
+        return None
+    where = getattr(array, "__array_interface__", None)
+    if where is None or where["data"] != owner.__array_interface__["data"]:
+        return None
+    return base
+
+
 def _refs_in_apply(grads: list[Any]) -> int:
     grad = grads[0]  # as in AccumulateGrad.apply
     return _refs_of(grad)
@@ -218,6 +250,14 @@ class AccumulateGrad(Node):
                 elif fastpaths.ENABLED and _stealable(grad, var):
                     var.grad = (
                         grad if grad.grad_fn is None and not grad.requires_grad else grad.detach()
+                    )
+                elif (
+                    fastpaths.ENABLED
+                    and grad._base is not None
+                    and (base := _whole_view_base(grad, var)) is not None
+                ):
+                    var.grad = (
+                        base if base.grad_fn is None and not base.requires_grad else base.detach()
                     )
                 else:
                     var.grad = grad.detach().clone()
