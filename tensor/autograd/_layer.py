@@ -258,8 +258,14 @@ class OpNode(Node):
             )
         return restored[0]
 
+    @property
+    def _freed(self) -> bool:  # type: ignore[override]
+        """Released: ``versions`` is gone (a flag of its own would make the node's
+        ``__dict__`` on every backward)."""
+        return self.versions is None
+
     def release(self) -> None:
-        self._freed = True  # apply() raises from now on; nothing below is read again
+        # apply() raises from now on (``_freed``); nothing below is read again
         self._bound = self._args = self._kwargs = self.out = self.versions = None
 
 
