@@ -148,9 +148,7 @@ class Binder:
                 out = templates[len(args)]
                 if out is not None:
                     out = out.copy()  # keys in schema order already; values filled in place
-                    names = self.names
-                    for i, value in enumerate(args):
-                        out[names[i]] = value
+                    out.update(zip(self.names, args, strict=False))  # args may be fewer
                     return out
         return self.bind(args, kwargs, None)
 

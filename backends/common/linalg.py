@@ -228,6 +228,7 @@ def kernels(
 
         out[name] = rename(kernel, name, ns)
 
+    fn_matmul = matmul
     product("matmul", matmul, None)
     product("mm", matmul, (2, 2))
     product("bmm", matmul, (3, 3))
@@ -236,8 +237,39 @@ def kernels(
     product("outer", lambda x, y: xp.multiply(x[:, None], y[None, :]), (1, 1))
 
     addmm_op = op_info("addmm")
+    addmm_direct = {
+        d for d, (c, o) in addmm_op.result_dtypes.items() if c is d and o is d and d not in wide
+    }
 
     def addmm(self: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+        # Note [Product fast path], for F.linear's addmm(bias, x, w.t()): beta and alpha
+        # the int 1 (the defaults), three matrices of one direct dtype on one device
+        # object: the product, and the bias added into it in place (NumPy refuses a bias
+        # that does not broadcast to the product, which the general path then explains).
+        dt = mat1._dtype
+        if (
+            dt in addmm_direct
+            and fastpaths.ENABLED
+            and type(beta) is int
+            and type(alpha) is int
+            and beta == 1
+            and alpha == 1
+            and type(mat2) is tensor_type
+            and type(self) is tensor_type
+            and mat2._dtype is dt
+            and self._dtype is dt
+            and mat1._device is mat2._device
+            and self._device is mat1._device
+        ):
+            a, b = mat1._array, mat2._array
+            if a.ndim == 2 and b.ndim == 2:
+                try:
+                    prod = fn_matmul(a, b)
+                    prod += self._array
+                except (ValueError, TypeError):  # shapes: the general path says why
+                    prod = None
+                if type(prod) is ndarray:
+                    return make(prod, dt, mat1._device)
         _, cdt, odt, dev = result_addmm(addmm_op, self, mat1, mat2)
         prod = matmul(_cast(mat1, cdt), _cast(mat2, cdt))
         if alpha != 1:
@@ -245,7 +277,7 @@ def kernels(
         if beta != 0:  # beta == 0 ignores self, NaNs included (PyTorch's rule)
             base = _cast(self, cdt)
             prod = prod + (base if beta == 1 else base * beta)
-        return make(finish(xp.broadcast_to(prod, prod.shape), odt), odt, dev)
+        return make(finish(prod, odt), odt, dev)
 
     out["addmm"] = rename(addmm, "addmm", ns)
 

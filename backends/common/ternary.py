@@ -148,6 +148,25 @@ def _device(front: FrontEnd, *args: Any) -> Any:
     return front.device("cpu")
 
 
+# Note [Optimizer fast paths]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch.optim.Adam's single-tensor update calls lerp_, addcmul_ and addcdiv_ on every
+# parameter every step.  When the tensors share one floating dtype that the operator
+# computes in itself (float32, float64, complex: not half precision, whose products
+# compute in float32) and one device object, and the weight or ``value`` is a Python
+# int or float, the kernels run the general path's arithmetic directly: the number cast
+# to the dtype as ``_array`` casts it, the same operations in the same order, without
+# the promotion, shape and device checks (NumPy's broadcasting is PyTorch's; shapes it
+# refuses, and 0-d results, go the general way).  tests/backends/test_fastpath_optim.py.
+def _direct_dtypes(op: Any, half: frozenset[Any]) -> frozenset[Any]:
+    """Floating dtypes the operator computes in and returns unchanged."""
+    return frozenset(
+        d
+        for d, (c, o) in op.result_dtypes.items()
+        if c is d and o is d and d not in half and d.kind >= 2
+    )
+
+
 def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
     """Data kernels of ``where``, ``lerp``, ``clamp``, ``addcmul`` or ``addcdiv`` for the
     namespace of ``ns``."""
@@ -155,10 +174,10 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
     front = ns.front
     make, tensor_type, bool_ = front.make, front.Tensor, front.bool
     half = frozenset({front.float16, front.bfloat16})  # where() stores numbers unchecked
+    ndarray = ns.ndarray
 
     if op.name == "where":
         direct = {d for d, (c, o) in op.result_dtypes.items() if c is d and o is d}
-        ndarray = ns.ndarray
         # NumPy's where past its __array_function__ dispatcher (~0.1 us): the fast path
         # has checked that every array is the backend's own.
         where_fn = getattr(ns.lib.where, "_implementation", ns.lib.where)
@@ -204,8 +223,28 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
         return {f"where.{ov}": where for ov in ("self", "ScalarOther", "ScalarSelf", "Scalar")}
 
     if op.name == "lerp":
+        lerp_direct = _direct_dtypes(op, half)
 
         def lerp(self: Any, end: Any, weight: Any) -> Any:
+            # Note [Optimizer fast paths]: Adam's ``m.lerp_(g, 1 - beta1)``.
+            dt = self._dtype
+            if (
+                dt in lerp_direct
+                and fastpaths.ENABLED
+                and type(end) is tensor_type
+                and end._dtype is dt
+                and end._device is self._device
+                and (type(weight) is float or type(weight) is int)
+            ):
+                x, e = self._array, end._array
+                w = xp.asarray(weight).astype(dt.numpy_dtype)
+                try:  # the general path's formula, its branch chosen once for one weight
+                    diff = e - x
+                    out = x + w * diff if abs(w) < 0.5 else e - diff * (1 - w)
+                except ValueError:  # shapes: the general path says why
+                    out = None
+                if type(out) is ndarray:  # 0-d results are scalars: the general path
+                    return make(out, dt, self._device)
             _, cdt, odt = result(front, op, self, end, weight)
             x, e = _array(front, self, cdt, xp), _array(front, end, cdt, xp)
             w = _array(front, weight, cdt, xp)
@@ -220,7 +259,33 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
     if op.name in _ADDC:
         divide = op.name == "addcdiv"
 
+        addc_direct = _direct_dtypes(op, half)
+        name = op.name
+
         def addc(self: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
+            # Note [Optimizer fast paths]: Adam's ``v.addcmul_(g, g, value=1 - beta2)`` and
+            # ``p.addcdiv_(m, denom, value=-step_size)``.
+            dt = self._dtype
+            if (
+                dt in addc_direct
+                and fastpaths.ENABLED
+                and type(tensor1) is tensor_type
+                and type(tensor2) is tensor_type
+                and tensor1._dtype is dt
+                and tensor2._dtype is dt
+                and tensor1._device is self._device
+                and tensor2._device is self._device
+                and (type(value) is float or type(value) is int)
+            ):
+                check_fits(name, value, dt, "value")  # Note [Numbers that overflow]
+                v = xp.asarray(value).astype(dt.numpy_dtype)
+                x, a, b = self._array, tensor1._array, tensor2._array
+                try:  # the general path's order: self + value * tensor1 * (or /) tensor2
+                    out = x + (v * a / b if divide else v * a * b)
+                except ValueError:  # shapes: the general path says why
+                    out = None
+                if type(out) is ndarray:  # 0-d results are scalars: the general path
+                    return make(out, dt, self._device)
             _, cdt, odt = result(front, op, self, tensor1, tensor2, value=value)
             x, a, b = (
                 _array(front, self, cdt, xp),

@@ -1,6 +1,6 @@
 """Autograd costs as PyTorch users write the code, side by side in one process, one thread.
 
-    python ci/bench/autograd.py [--quick] [--only SUBSTRING]
+    python ci/bench/autograd.py [--quick] [--only SUBSTRING] [--process-time]
 
 Every row runs the same code on both libraries (our API is PyTorch's, so each workload
 is written once, given ``tt`` or ``torch``), in interleaved rounds; figures are medians.
@@ -24,6 +24,7 @@ import argparse
 import os
 import statistics
 import sys
+import time
 import timeit
 from collections.abc import Callable
 from pathlib import Path
@@ -40,12 +41,15 @@ import tensor as tt  # noqa: E402
 LR, MOMENTUM, BETAS, EPS = 0.01, 0.9, (0.9, 0.999), 1e-8
 
 
+TIMER = time.perf_counter  # --process-time: this process's CPU time (a shared machine)
+
+
 def interleaved(fns: list[Callable[[], Any]], number: int, rounds: int) -> list[float]:
     """Median seconds per call of each function, timed in alternating rounds."""
     times: list[list[float]] = [[] for _ in fns]
     for _ in range(rounds):
         for i, fn in enumerate(fns):
-            times[i].append(timeit.timeit(fn, number=number) / number)
+            times[i].append(timeit.Timer(fn, timer=TIMER).timeit(number=number) / number)
     return [statistics.median(t) for t in times]
 
 
@@ -195,7 +199,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (CI smoke run)")
     parser.add_argument("--only", default="", help="run the rows whose name contains this")
+    parser.add_argument(
+        "--process-time",
+        action="store_true",
+        help="time with this process's CPU time instead of the wall clock: on a machine "
+        "shared with other work, time spent descheduled is not counted",
+    )
     args = parser.parse_args()
+    if args.process_time:
+        global TIMER
+        TIMER = time.process_time
     number, rounds = (10, 3) if args.quick else (100, 7)
     try:
         import torch

@@ -2,30 +2,47 @@
 
     python ci/bench/layers.py [--quick]
 
-- a tiny op (``sin`` on 1 element) under ``autocast("cpu")`` and under a pass-through
-  Python mode, each as a ratio to the plain call, next to PyTorch's same ratios
-  (target: ours no larger);
-- calling a ``custom_op`` whose kernel returns its input, as a ratio to PyTorch's
-  ``torch.library.custom_op`` doing the same (target: <= 0.1).
+Every row times ours and PyTorch's in interleaved rounds (one compute thread); figures
+are medians.
+
+- autocast: an op under ``autocast("cpu")`` as a ratio to the same op outside it, next
+  to PyTorch's same ratio (target: ours no larger): ``sin`` (no policy: falls
+  through), 8x8 ``matmul``, ``F.linear`` and ``F.conv2d`` (lower-precision ops: two
+  casts and the op in bfloat16), and a small model's forward (conv2d, relu, flatten,
+  linear, relu, linear);
+- a pass-through Python mode over the plain call, next to PyTorch's;
+- ``custom_op``: ours whose kernel returns its input, and ours whose kernel is
+  ``x.clone()``, as ratios to ``torch.library.custom_op`` with the clone body minus
+  the clone (the op machinery alone; target <= 0.1); and ``x.clone()`` itself over
+  PyTorch's (target <= 1.0).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import statistics
 import sys
 import timeit
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import dispatch  # noqa: E402
 import tensor as tt  # noqa: E402
 
 
-def best(fn: Callable[[], Any], number: int, repeat: int) -> float:
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+def interleaved(fns: list[Callable[[], Any]], number: int, rounds: int) -> list[float]:
+    """Median seconds per call of each function, timed in alternating rounds."""
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            times[i].append(timeit.timeit(fn, number=number) / number)
+    return [statistics.median(t) for t in times]
 
 
 class Passthrough(dispatch.DispatchMode):
@@ -33,32 +50,35 @@ class Passthrough(dispatch.DispatchMode):
         return func(*args, **(kwargs or {}))
 
 
+def autocast_cases(lib: Any) -> dict[str, Callable[[], Any]]:
+    """name -> a call, written once for ``tt`` and ``torch``."""
+    functional = lib.nn.functional
+    one = lib.ones(1)
+    a, w, b = lib.ones(8, 8), lib.ones(8, 8) * 0.5, lib.ones(8)
+    image, kernel = lib.ones(1, 3, 8, 8), lib.ones(4, 3, 3, 3) * 0.1
+    # A small model: conv2d, relu, flatten, linear, relu, linear (weights [out, in]).
+    k1, c1 = lib.ones(4, 3, 3, 3) * 0.1, lib.zeros(4)
+    w1, b1 = lib.ones(16, 144) * 0.01, lib.zeros(16)
+    w2, b2 = lib.ones(10, 16) * 0.1, lib.zeros(10)
+    relu, linear, conv2d = lib.relu, functional.linear, functional.conv2d
+
+    def model() -> Any:
+        h = relu(conv2d(image, k1, c1)).reshape(1, -1)
+        return linear(relu(linear(h, w1, b1)), w2, b2)
+
+    return {
+        "sin(1 elem) (no policy)": lambda: lib.sin(one),
+        "matmul 8x8": lambda: lib.matmul(a, w),
+        "F.linear 8x8": lambda: linear(a, w, b),
+        "F.conv2d 1x3x8x8, 3x3": lambda: conv2d(image, kernel),
+        "small model forward": model,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (CI smoke run)")
-    number, repeat = (5_000, 3) if parser.parse_args().quick else (50_000, 7)
-
-    a = tt.ones(1)
-    plain = best(lambda: tt.sin(a), number, repeat)
-    with tt.autocast("cpu"):
-        autocast = best(lambda: tt.sin(a), number, repeat)
-        autocast_mm = best(lambda: tt.mm(a.reshape(1, 1), a.reshape(1, 1)), number, repeat)
-    plain_mm = best(lambda: tt.mm(a.reshape(1, 1), a.reshape(1, 1)), number, repeat)
-    with Passthrough():
-        moded = best(lambda: tt.sin(a), number, repeat)
-
-    @dispatch.custom_op("bench_layers::ident", mutates_args=())
-    def ident(x: tt.Tensor) -> tt.Tensor:
-        return x
-
-    ours_custom = best(lambda: ident(a), number, repeat)
-
-    rows = [
-        ("sin(1 elem) under autocast('cpu') / plain", autocast / plain, None),
-        ("mm(1x1) under autocast('cpu') / plain (casts)", autocast_mm / plain_mm, None),
-        ("sin(1 elem) under a pass-through mode / plain", moded / plain, None),
-    ]
-    custom_ratio = None
+    number, rounds = (300, 3) if parser.parse_args().quick else (3_000, 9)
     try:
         import torch
         from torch.utils._python_dispatch import TorchDispatchMode
@@ -66,46 +86,86 @@ def main() -> None:
         torch = None
     if torch is not None:
         torch.set_num_threads(1)
+
+    print(f"{'case':<58}{'ours':>8}{'torch':>8}")
+    ours_cases = autocast_cases(tt)
+    theirs_cases = autocast_cases(torch) if torch is not None else {}
+    for name, fn in ours_cases.items():
+        fns: list[Callable[[], Any]] = [fn]
+        if torch is not None:
+            fns.append(theirs_cases[name])
+        plain = interleaved(fns, number, rounds)
+        with tt.autocast("cpu"):
+            if torch is not None:
+                with torch.autocast("cpu"):
+                    inside = interleaved(fns, number, rounds)
+            else:
+                inside = interleaved(fns, number, rounds)
+        row = f"{name + ' under autocast / outside':<58}{inside[0] / plain[0]:>8.2f}"
+        row += f"{inside[1] / plain[1]:>8.2f}" if torch is not None else f"{'-':>8}"
+        print(row)
+
+    x = tt.ones(1)
+    (plain_sin,) = interleaved([lambda: tt.sin(x)], number * 10, rounds)
+    with Passthrough():
+        (moded,) = interleaved([lambda: tt.sin(x)], number * 10, rounds)
+    row = f"{'sin(1 elem) under a pass-through mode / plain':<58}{moded / plain_sin:>8.2f}"
+    if torch is not None:
         t = torch.ones(1)
-        tplain = best(lambda: torch.sin(t), number, repeat)
-        with torch.autocast("cpu"):
-            tauto = best(lambda: torch.sin(t), number, repeat)
-            tauto_mm = best(lambda: torch.mm(t.reshape(1, 1), t.reshape(1, 1)), number, repeat)
-        tplain_mm = best(lambda: torch.mm(t.reshape(1, 1), t.reshape(1, 1)), number, repeat)
+        (tplain,) = interleaved([lambda: torch.sin(t)], number * 10, rounds)
 
         class TorchPassthrough(TorchDispatchMode):
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
                 return func(*args, **(kwargs or {}))
 
         with TorchPassthrough():
-            tmoded = best(lambda: torch.sin(t), number // 5, repeat)
-        rows = [
-            (rows[0][0], rows[0][1], tauto / tplain),
-            (rows[1][0], rows[1][1], tauto_mm / tplain_mm),
-            (rows[2][0], rows[2][1], tmoded / tplain),
-        ]
+            (tmoded,) = interleaved([lambda: torch.sin(t)], number * 2, rounds)
+        row += f"{tmoded / tplain:>8.2f}"
+    print(row)
+
+    @dispatch.custom_op("bench_layers::ident", mutates_args=())
+    def ident(x: tt.Tensor) -> tt.Tensor:
+        return x
+
+    @dispatch.custom_op("bench_layers::cloned", mutates_args=())
+    def cloned(x: tt.Tensor) -> tt.Tensor:
+        return x.clone()
+
+    fns = [lambda: ident(x), lambda: cloned(x), lambda: x.clone()]
+    if torch is not None:
 
         def body(x):  # type: ignore[no-untyped-def]
             return x.clone()
 
         tcustom = torch.library.custom_op(
-            "bench_layers_t::ident", body, mutates_args=(), schema="(Tensor x) -> Tensor"
+            "bench_layers_t::cloned", body, mutates_args=(), schema="(Tensor x) -> Tensor"
         )
+        fns += [lambda: tcustom(t), lambda: t.clone()]
+    times = interleaved(fns, number * 10, rounds)
+    print(f"\n{'custom_op call':<58}{'us':>8}{'ratio':>8}")
+    if torch is not None:
         # torch's custom_op refuses a kernel that returns its input (an alias), so its
-        # kernel clones; subtract the clone to compare the op machinery alone.
-        tclone = best(lambda: t.clone(), number, repeat)
-        theirs_custom = best(lambda: tcustom(t), number // 5, repeat) - tclone
-        custom_ratio = ours_custom / theirs_custom
-
-    print(f"{'case':<52}{'ours':>8}{'torch':>8}")
-    for name, ours, theirs in rows:
-        shown = f"{theirs:>8.2f}" if theirs is not None else f"{'-':>8}"
-        print(f"{name:<52}{ours:>8.2f}{shown}")
-    print(f"\ncustom_op call (kernel returns its input): {ours_custom * 1e6:.2f} us", end="")
-    if custom_ratio is not None:
-        print(f", {custom_ratio:.3f}x torch.library.custom_op (target <= 0.1)")
+        # body clones; subtract the clone to compare the op machinery alone.
+        machinery = times[3] - times[4]
+        print(
+            f"{'ours, kernel returns its input':<58}{times[0] * 1e6:>8.2f}{times[0] / machinery:>8.3f}"
+        )
+        print(
+            f"{'ours, kernel x.clone(), less the clone':<58}{(times[1] - times[2]) * 1e6:>8.2f}"
+            f"{(times[1] - times[2]) / machinery:>8.3f}"
+        )
+        print(
+            f"{'torch.library.custom_op, body x.clone(), less the clone':<58}"
+            f"{machinery * 1e6:>8.2f}{1.0:>8.3f}"
+        )
+        print(
+            f"{'x.clone() (1 element), ours over torch':<58}{times[2] * 1e6:>8.2f}"
+            f"{times[2] / times[4]:>8.2f}"
+        )
+        print("\ntargets: custom_op <= 0.1x torch's; x.clone() <= 1.0x; autocast ratios <= torch's")
     else:
-        print(" (PyTorch not installed: no ratio)")
+        print(f"{'ours, kernel returns its input':<58}{times[0] * 1e6:>8.2f}{'-':>8}")
+        print("(PyTorch not installed: no ratios)")
 
 
 if __name__ == "__main__":

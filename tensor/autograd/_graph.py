@@ -131,6 +131,38 @@ def _stealable(grad: Any, var: Any) -> bool:
     )
 
 
+def _whole_view_base(grad: Any, var: Any) -> Any:
+    """The base of ``grad`` when ``grad`` is all of it in its own layout (a transpose of a
+    transpose: F.linear's weight gradient, Note [Transposed products' gradients] in
+    tensor/optable/linalg.py) and nothing else holds either, so the base can be stolen
+    instead of copying the view; None otherwise."""
+    if getrefcount(grad) > _STEALABLE_REFS:
+        return None
+    base = grad._base
+    if base is None or base._base is not None or getrefcount(base) > _ARRAY_REFS:
+        return None
+    array, owner = grad._array, base._array
+    same = (
+        getattr(owner, "base", 0) is None
+        and getattr(array, "base", None) is owner
+        and getrefcount(owner) <= _ARRAY_REFS + 1  # base._array and the view's .base
+        and grad._dtype is var._dtype
+        and base._dtype is var._dtype
+        and base._device == var._device
+        and owner.shape == var._array.shape
+        and array.shape == owner.shape
+        and array.strides == owner.strides
+        and owner.flags.c_contiguous
+        and owner.size > 0
+    )
+    if not same:
+        return None
+    where = getattr(array, "__array_interface__", None)
+    if where is None or where["data"] != owner.__array_interface__["data"]:
+        return None
+    return base
+
+
 def _refs_in_apply(grads: list[Any]) -> int:
     grad = grads[0]  # as in AccumulateGrad.apply
     return _refs_of(grad)
@@ -174,15 +206,33 @@ del _probe
 # threads building graphs over the same leaf cannot each make their own.  Leaf tensor
 # hooks run outside the lock, before ``apply``, as in PyTorch: each sees its own thread's
 # gradient.  Uncontended, the lock costs ~0.15 us a leaf per backward.
+#
+# The locks are a fixed pool, picked by the leaf's ``id``, rather than one made with each
+# accumulator: a leaf's accumulator dies with its graph and is made again by the next one
+# (every training step, every recorded op on a leaf whose graph is dropped), and a new
+# lock a time was a fifth of that cost.  Two leaves that share a lock only wait for each
+# other; they never lose an update.
+_LOCK_POOL = tuple(threading.Lock() for _ in range(64))
+
+
+def _lock_of(variable: Any) -> Any:
+    return _LOCK_POOL[(id(variable) >> 4) & 63]
+
+
 class AccumulateGrad(Node):
     """The node of a leaf that requires grad: adds incoming gradients to ``.grad``."""
 
-    __slots__ = ("lock", "variable")
+    __slots__ = ("variable",)
 
     def __init__(self, variable: Any) -> None:
         super().__init__(())
         self.variable = variable
-        self.lock = threading.Lock()  # Note [Concurrent accumulation]
+
+    @property
+    def lock(self) -> Any:
+        """The lock held while this leaf's ``.grad`` is read and written (Note
+        [Concurrent accumulation])."""
+        return _lock_of(self.variable)
 
     def apply(self, grads: list[Any]) -> Sequence[Any]:
         grad = grads[0]
@@ -190,7 +240,7 @@ class AccumulateGrad(Node):
             return ()
         var = self.variable
         enabled = _grad_mode.state.grad_enabled
-        with self.lock:
+        with _LOCK_POOL[(id(var) >> 4) & 63]:  # _lock_of, inline
             old = var.grad
             if old is None:
                 # Detached unless building a higher-order graph (PyTorch's rule); its own
@@ -200,6 +250,14 @@ class AccumulateGrad(Node):
                 elif fastpaths.ENABLED and _stealable(grad, var):
                     var.grad = (
                         grad if grad.grad_fn is None and not grad.requires_grad else grad.detach()
+                    )
+                elif (
+                    fastpaths.ENABLED
+                    and grad._base is not None
+                    and (base := _whole_view_base(grad, var)) is not None
+                ):
+                    var.grad = (
+                        base if base.grad_fn is None and not base.requires_grad else base.detach()
                     )
                 else:
                     var.grad = grad.detach().clone()
@@ -406,7 +464,6 @@ def _edge_node(t: Any) -> Node | None:
 
 
 _ACCUMULATOR_LOCK = threading.Lock()  # Note [Concurrent accumulation]
-_allocate_lock = threading.Lock
 _new = object.__new__
 
 
@@ -424,6 +481,5 @@ def grad_accumulator(t: Any) -> AccumulateGrad:
                 acc.next_functions = ()
                 acc.seq = new_seq()
                 acc.variable = t
-                acc.lock = _allocate_lock()
                 t._grad_accumulator = weakref.ref(acc)
     return acc

@@ -258,8 +258,14 @@ class OpNode(Node):
             )
         return restored[0]
 
+    @property
+    def _freed(self) -> bool:  # type: ignore[override]
+        """Released: ``versions`` is gone (a flag of its own would make the node's
+        ``__dict__`` on every backward)."""
+        return self.versions is None
+
     def release(self) -> None:
-        self._freed = True  # apply() raises from now on; nothing below is read again
+        # apply() raises from now on (``_freed``); nothing below is read again
         self._bound = self._args = self._kwargs = self.out = self.versions = None
 
 
@@ -422,6 +428,8 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
     if any(i != k or kind != "tensor" for k, (i, _, kind) in enumerate(specs)):
         lead = -1
 
+    save_nothing = positional_saved is _save_nothing
+
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
         out = below(keyset._bits & _AFTER_BITS)(*args, **kwargs)
         if not grad_state.grad_enabled:
@@ -433,7 +441,42 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
         else:
             return out
         dt = getattr(out, "_dtype", None)  # None: a tuple or list of outputs
-        if positional_saved is not None and not kwargs:  # bound when the formula runs
+        if dt is not None and positional_saved is not None and not kwargs:
+            # The common case, OpNode.__init__ inline (Note [Recording cost]): one tensor
+            # output, positional arguments, bound when the formula runs.
+            node = _new(OpNode)
+            edges = []
+            for t in inputs:  # _edge, with its two common cases inline
+                if t is None or not t._dispatch_bits & REQUIRES_GRAD_BIT:
+                    edges.append(_NO_EDGE)
+                    continue
+                fn = t.grad_fn
+                if fn is None:
+                    ref = t._grad_accumulator
+                    acc = ref() if ref is not None else None
+                    edges.append((acc if acc is not None else grad_accumulator(t), 0))
+                elif fn._view_version is None:
+                    edges.append((fn, t._output_nr))
+                else:
+                    edges.append(_edge(t))
+            node.next_functions = tuple(edges)
+            node.seq = new_seq()
+            node.op = op
+            node.formula = formula
+            node._bound = node._kwargs = None
+            node._args = args
+            versions = []
+            if save_nothing:
+                node.out = out.detach() if keep_out else None
+            else:
+                node.out = saved_out = out.detach() if keep_out else None
+                for t in positional_saved(args, out):
+                    if t is out and keep_out:  # the saved copy, never the output itself
+                        t = saved_out
+                    counter = t._version_counter
+                    versions.append((t, 0 if counter is None else counter[0]))
+            node.versions = versions
+        elif positional_saved is not None and not kwargs:  # bound when the formula runs
             node = OpNode(
                 op,
                 formula,

@@ -31,14 +31,42 @@ def _mT(x: Any) -> Any:
     return core.transpose.int(x, -2, -1)
 
 
+# Note [Transposed products' gradients]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# PyTorch's mm_mat1_backward / mm_mat2_backward: when an operand is the transpose of a
+# contiguous matrix (F.linear's ``w.t()``), its gradient is computed transposed,
+# ``(g^T @ mat1)^T`` instead of ``mat1^T @ g``, so that the transpose's own backward
+# turns it back into a contiguous matrix: the weight's gradient then has the weight's
+# layout and AccumulateGrad stores it instead of copying it (Note [Stealing gradients]).
+# Same products, summed in the order PyTorch's are.
+def _transposed(t: Any) -> bool:
+    """A matrix that is the transpose of a contiguous one (strides (1, rows))."""
+    if t.ndim != 2:
+        return False
+    rows, cols = t.shape
+    return rows > 1 and cols > 1 and t.stride() == (1, rows)
+
+
+def _mat1_grad(g: Any, m1: Any, m2: Any) -> Any:
+    if _transposed(m1):
+        return _mT(core.mm(m2, _mT(g)))
+    return core.mm(g, _mT(m2))
+
+
+def _mat2_grad(g: Any, m1: Any, m2: Any) -> Any:
+    if _transposed(m2):
+        return _mT(core.mm(_mT(g), m1))
+    return core.mm(_mT(m1), g)
+
+
 @_grad.saves("self:other", "other:self")
 def _matmul(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["other"]
     if x.ndim == 1 and y.ndim == 1:  # dot
         return (g * y if needs(x) else None), (g * x if needs(y) else None)
-    if x.ndim == 2 and y.ndim == 2:
-        gx = core.mm(g, _mT(y)) if needs(x) else None
-        gy = core.mm(_mT(x), g) if needs(y) else None
+    if x.ndim == 2 and y.ndim == 2:  # PyTorch's matmul is mm here
+        gx = _mat1_grad(g, x, y) if needs(x) else None
+        gy = _mat2_grad(g, x, y) if needs(y) else None
         return gx, gy
     # Promote vectors to matrices as matmul does, then reduce broadcast batch dims.
     x2 = core.unsqueeze(x, 0) if x.ndim == 1 else x
@@ -57,8 +85,8 @@ def _matmul(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 def _mm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["mat2"]
     return (
-        core.mm(g, _mT(y)) if needs(x) else None,
-        core.mm(_mT(x), g) if needs(y) else None,
+        _mat1_grad(g, x, y) if needs(x) else None,
+        _mat2_grad(g, x, y) if needs(y) else None,
     )
 
 
@@ -78,8 +106,8 @@ def _addmm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     gm = g if alpha == 1 else g * alpha
     return (
         gs,
-        core.mm(gm, _mT(m2)) if needs(m1) else None,
-        core.mm(_mT(m1), gm) if needs(m2) else None,
+        _mat1_grad(gm, m1, m2) if needs(m1) else None,
+        _mat2_grad(gm, m1, m2) if needs(m2) else None,
     )
 
 

@@ -30,7 +30,22 @@ from tests.backends.fastpath_support import (
 # -- Note [Stealing gradients] ----------------------------------------------------------------
 _STEPS = st.lists(
     st.tuples(
-        st.sampled_from(["add", "mul", "neg", "mm", "sum_to", "expand", "keep", "same"]),
+        st.sampled_from(
+            [
+                "add",
+                "mul",
+                "neg",
+                "mm",
+                "sum_to",
+                "expand",
+                "keep",
+                "same",
+                "linear",
+                "mmT",
+                "Tmm",
+                "mmT_kept",
+            ]
+        ),
         st.integers(0, 9),
         st.integers(0, 9),
     ),
@@ -68,6 +83,17 @@ def _run(
             values.append(-a)
         elif name == "mm":
             values.append(a @ b)
+        elif name == "linear":  # addmm(bias, a, b.t()): b's gradient is stolen whole (a base)
+            values.append(tt.nn.functional.linear(a, b, a[0]))
+        elif name == "mmT":  # mm with a transposed second operand
+            values.append(a @ b.t())
+        elif name == "Tmm":  # and a transposed first one
+            values.append(a.t() @ b)
+        elif name == "mmT_kept":  # a hook keeps b.t()'s gradient, a view of b's own
+            bt = b.t()
+            if bt.requires_grad:
+                bt.register_hook(lambda g: visible.append(g))
+            values.append(a @ bt)
         elif name == "sum_to":  # a gradient reduced back to a broadcast input
             values.append(a.sum(0, keepdim=True) + b)
         elif name == "expand":  # an expanded (stride-0) gradient
@@ -141,6 +167,53 @@ def test_a_stolen_gradient_aliases_nothing_visible(
                 assert np.array_equal(w.detach().numpy(), before), (program, k, m)
         with tt.no_grad():
             v.copy_(tt.tensor(snapshot[k]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    shapes=st.sampled_from([(3, 4, 5), (1, 4, 5), (3, 1, 5), (3, 4, 1), (2, 2, 2)]),
+    bias=st.booleans(),
+    dtype=st.sampled_from([tt.float32, tt.float64]),
+    how=st.sampled_from(["linear", "mmT", "Tmm", "mmT_kept"]),
+)
+def test_transposed_products_gradients(shapes, bias, dtype, how):
+    """Note [Transposed products' gradients]: the gradient of a transposed operand is
+    computed transposed and stolen whole; values, strides and view-ness are the copying
+    path's and PyTorch's."""
+    n, k, p = shapes
+    rng = np.random.default_rng(n * 100 + k * 10 + p)
+    arrays = [rng.standard_normal(s) for s in ((n, k), (p, k), (p,))]
+
+    def run(lib: Any) -> list[Any]:
+        make = (
+            (lambda a: torch.tensor(a, dtype=getattr(torch, dtype.name)))
+            if lib is torch
+            else (lambda a: tt.tensor(a, dtype=dtype))
+        )
+        x, w, b = (make(a).requires_grad_() for a in arrays)
+        if how == "linear":
+            out = lib.nn.functional.linear(x, w, b if bias else None)
+        elif how == "mmT":
+            out = x @ w.t()
+        else:
+            out = x.t().t() @ w.t() if bias else w @ x.t()
+        (out * out).sum().backward()
+        return [x.grad, w.grad, b.grad]
+
+    fast = run(tt)
+    with fastpaths.disabled():
+        general = run(tt)
+    for f, g in zip(fast, general, strict=True):
+        assert (f is None) == (g is None)
+        if g is not None:
+            assert_same(f, g, rtol=1e-12 if dtype is tt.float64 else 1e-6)
+            assert f.stride() == g.stride() and f._base is None
+    if torch is not None:
+        for f, t in zip(fast, run(torch), strict=True):
+            assert (f is None) == (t is None)
+            if t is not None:
+                np.testing.assert_allclose(f.numpy(), t.numpy(), rtol=1e-5, atol=1e-6)
+                assert f.stride() == t.stride()
 
 
 # -- Note [Forwarding defaults] ---------------------------------------------------------------

@@ -1,0 +1,102 @@
+"""Property tests of Note [Scaled in-place fast path] (``backends/common/variants.py``):
+``p.add_(g, alpha=a)`` and ``p.sub_(g, alpha=a)`` written as ``p += g * a`` give the
+general path's answer, bit for bit, on both sides of the guard (float32/float64 against
+every other dtype, Python int/float ``alpha`` against bool, complex and 1, broadcasting,
+aliasing, views), and PyTorch's where its fused multiply-add rounds the same."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tensor as tt
+from tests.backends.fastpath_support import ALL_DTYPES, numbers, same_both_ways, tensors, torch
+
+FEW = settings(deadline=None, max_examples=60)
+ALPHAS = numbers("bifc") | st.sampled_from([-0.01, 0.001, -1, 1.0, 0, -0.0])
+
+
+def _small(*values: object) -> bool:
+    """Whether PyTorch's fused multiply-add can only round as ``p + g * alpha`` does:
+    finite magnitudes far from overflow (FMA keeps ``g * alpha`` unrounded, so near the
+    float32 range it can stay finite where the product alone overflows)."""
+    for v in values:
+        if isinstance(v, tt.Tensor):
+            a = v.numpy().astype(np.complex128) if v.dtype.is_complex else v.numpy()
+            if a.dtype.kind in "fc" and (np.abs(a[np.isfinite(a)]) > 1e3).any():
+                return False
+        elif isinstance(v, (int, float, complex)) and not isinstance(v, bool) and abs(v) > 1e3:
+            return False
+    return True
+
+
+@FEW
+@given(
+    x=tensors(dtypes=ALL_DTYPES, shapes=[(3,), (2, 3), (0,), ()], views=False),
+    y=tensors(dtypes=ALL_DTYPES, shapes=[(3,), (2, 3), (1, 3), (), (2, 1)]),
+    op=st.sampled_from(["add_", "sub_"]),
+    alpha=ALPHAS,
+)
+def test_scaled_in_place(x, y, op, alpha):
+    same_both_ways(lambda a, b: getattr(a, op)(b, alpha=alpha), x, y)
+
+
+@FEW
+@given(
+    x=tensors(dtypes=(tt.float32, tt.float64), shapes=[(3,), (2, 3)], views=False),
+    y=tensors(dtypes=(tt.float32, tt.float64), shapes=[(3,), (2, 3), (1, 3), ()]),
+    op=st.sampled_from(["add_", "sub_"]),
+    alpha=st.sampled_from([-0.01, 0.5, 2, -3, 0]) | st.floats(-10, 10, width=32),
+)
+def test_scaled_in_place_matches_torch(x, y, op, alpha):
+    """The guarded side, also against PyTorch (whose FMA may round the last bit
+    differently: relative 1e-6)."""
+    call = lambda a, b: getattr(a, op)(b, alpha=alpha)  # noqa: E731
+    same_both_ways(call, x, y)
+    if torch is not None and _small(x, y, alpha):
+        same_both_ways(call, x, y, rtol=1e-6, torch_call=call)
+
+
+@FEW
+@given(
+    x=tensors(dtypes=(tt.float32, tt.float64), shapes=[(2, 2), (3,)], views=False),
+    how=st.sampled_from(["same", "T", "shift"]),
+    alpha=st.sampled_from([-0.01, 2, 0.5]),
+)
+def test_scaled_in_place_aliasing(x, how, alpha):
+    """``g`` is ``p`` itself, its transpose, or an overlapping slice (refused as PyTorch
+    refuses it): the product is a new array, so the old values are read."""
+
+    def call(a):
+        if how == "same":
+            return a.add_(a, alpha=alpha)
+        if how == "T" and a.ndim == 2:
+            return a.add_(a.T, alpha=alpha)
+        return a[1:].add_(a[:-1], alpha=alpha)
+
+    same_both_ways(call, x)
+
+
+def test_the_update_runs_the_fast_path():
+    """SGD's spelling takes the guarded side (the general path would allocate the sum and
+    copy it in; the fast one writes into ``p``'s own array)."""
+    p = tt.ones(4, 4)
+    g = tt.full((4, 4), 2.0)
+    before = p.numpy()
+    p.add_(g, alpha=-0.5)
+    assert np.shares_memory(before, p.numpy())
+    assert (p.numpy() == 0.0).all()
+
+
+@FEW
+@given(
+    x=tensors(dtypes=(tt.float16, tt.bfloat16, tt.float32), shapes=[(300,)], views=False),
+    y=tensors(dtypes=(tt.float16, tt.bfloat16, tt.float32), shapes=[(300,)]),
+    alpha=st.floats(-3, 3, width=32),
+)
+def test_low_precision_alpha_rounds_once(x, y, alpha):
+    """Just outside the guard: half precision takes the general path (300 elements a
+    draw), compared bit for bit with the switch off; float32 beside it on the guarded
+    side."""
+    same_both_ways(lambda a, b: a.add_(b, alpha=alpha), x, y)
