@@ -21,11 +21,15 @@ __all__ = [
     "undefined_operator",
 ]
 
+# Backend key -> the device type ``impl`` takes for it; a plug-in device's name replaces
+# its PrivateUse key's (``_library.rename_privateuse_backend``).
 _KEY_TO_TYPES = {
     DispatchKey.CPU: "cpu",
     DispatchKey.CUDA: "cuda",
     DispatchKey.Meta: "meta",
     DispatchKey.PrivateUse1: "PrivateUse1",
+    DispatchKey.PrivateUse2: "PrivateUse2",
+    DispatchKey.PrivateUse3: "PrivateUse3",
 }
 
 

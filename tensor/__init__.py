@@ -93,6 +93,7 @@ with _bulk_registration():
     _autocast.register()
 
     from . import higher_order, modes
+    from ._plugin import PluginDevice, register_device
     from .higher_order import cond
 
 __all__ = [
@@ -100,6 +101,7 @@ __all__ = [
     "Generator",
     "MetaArray",
     "OpInfo",
+    "PluginDevice",
     "Size",
     "Tensor",
     "amp",
@@ -148,6 +150,7 @@ __all__ = [
     "no_grad",
     "op_info",
     "promote_types",
+    "register_device",
     "result_type",
     "return_types",
     "seed",
