@@ -97,6 +97,7 @@ def register_device(
     from_cpu: Callable[..., Any] | None = None,
     engine: Callable[[int], Any] | None = None,
     functions: Mapping[str, Any] | None = None,
+    known_shape: Callable[[Any], Any] | None = None,
 ) -> PluginDevice:
     """Make ``name`` a device whose tensors wrap ``array_type`` arrays of an array-API
     ``namespace``; returns the device (``destroy()`` removes it).
@@ -107,7 +108,8 @@ def register_device(
     device=name, **options)``); ``engine(seed)`` a random engine with NumPy Generator's
     ``random``/``standard_normal``/``integers`` (random factories raise without one);
     ``library`` the raw library where it differs from the namespace; ``functions``
-    what the shared kernels take from a library and the standard lacks (see
+    what the shared kernels take from a library and the standard lacks;
+    ``known_shape(array)`` the array with sizes a lazy library left unknown computed (see
     ``backends.common.device.DeviceSpec``).  Operators the library cannot run raise
     ``NotImplementedError`` naming the operator and the device; register your own
     kernels with ``dispatch.impl(qualname, name)``.
@@ -147,6 +149,7 @@ def register_device(
             from_cpu=from_cpu,
             engine=engine,
             functions=dict(functions or {}),
+            known_shape=known_shape,
         )
         rename_privateuse_backend(key, name)
         try:

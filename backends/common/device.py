@@ -34,7 +34,8 @@ give a wrong answer:
 - *Aliasing.*  A library whose views do not share memory with their base (dask:
   arrays are values, each op a new graph) would let an in-place write leave a view
   stale.  ``register`` probes this; on such a device an in-place or ``out=`` write
-  into a view, or into a tensor that has views, raises ``NotImplementedError``; a write
+  into a view, or into a tensor that has live views (weak references: the views
+  autograd made and dropped do not count), raises ``NotImplementedError``; a write
   into a tensor without views (``p -= lr * g``, gradient accumulation) is fine.
 The guard also checks the devices of the tensor arguments (an error naming both) and
 moves 0-d CPU tensors to the device, as PyTorch does for CUDA.
@@ -44,6 +45,7 @@ from __future__ import annotations
 
 import operator
 import re
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,7 +92,10 @@ class DeviceSpec:
     kernels take, by the names the CPU backend gives them (``reshape``,
     ``broadcast_to``, ``diagonal``, ``add_at``, ``multiply_at``, ``concat``, ``diag``,
     ``sliding_window_view``, ``matmul``, ``dot``, ``vdot``, ``einsum``, ``tensordot``);
-    those not given are found in the library or namespace, or their family is left out.
+    those not given are found in the library or namespace, or the kernels that need them
+    raise.  ``known_shape(array) -> array``: for a lazy library whose data-dependent
+    results (``nonzero``, masks) have unknown sizes (NaN in dask's shapes), the same
+    array with its sizes computed; a tensor's shape is always known.
     """
 
     name: str
@@ -101,6 +106,7 @@ class DeviceSpec:
     from_cpu: Callable[..., Any] | None = None
     engine: Callable[[int], Any] | None = None
     functions: Mapping[str, Any] = field(default_factory=dict)
+    known_shape: Callable[[Any], Any] | None = None
 
     @property
     def lib(self) -> Any:
@@ -177,10 +183,12 @@ def _function(spec: DeviceSpec, name: str, *alternatives: str) -> Any:
 
 
 # -- kernels ----------------------------------------------------------------------------------
-def _elementwise(front: FrontEnd, ns: ew.Namespace, missing: dict[str, str]) -> dict[str, Any]:
+def _elementwise(
+    front: FrontEnd, ns: ew.Namespace, spec: DeviceSpec, missing: dict[str, str]
+) -> dict[str, Any]:
     """Every elementwise row the library has a function for (Note [Default math]), with
     the shared formulas where PyTorch's semantics differ from the standard's."""
-    F = Formulas(ns.lib)
+    F = Formulas(ns.lib, frompyfunc=spec.functions.get("frompyfunc"))
     unary = {
         "sign": F.sign, "rsqrt": F.rsqrt, "sigmoid": F.sigmoid, "relu": F.relu,
         "silu": F.silu, "floor": F.same_if_int(getattr(ns.lib, "floor", None)),
@@ -290,14 +298,31 @@ def _reductions(front: FrontEnd, ns: ew.Namespace, spec: DeviceSpec) -> dict[str
             return xp.sum(xp.astype(a != 0, a.dtype), axis=axes, keepdims=keepdim)
         return xp.pow(xp.sum(xp.pow(a, p), axis=axes, keepdims=keepdim), 1.0 / p)
 
+    def extreme(fn: Any) -> Any:
+        def run(x: Any, axes: Any, keepdim: bool) -> Any:
+            # An empty result (a reduction over non-empty dims of an empty tensor) is
+            # made directly: dask's chunked max has no identity for its empty chunks.
+            if x.size == 0:
+                reduced = range(x.ndim) if axes is None else [a % x.ndim for a in axes]
+                shape = [
+                    1 if d in reduced else n
+                    for d, n in enumerate(x.shape)
+                    if keepdim or d not in reduced
+                ]
+                if 0 in shape:
+                    return xp.zeros(tuple(shape), dtype=x.dtype)
+            return fn(x, axis=axes, keepdims=keepdim)
+
+        return run
+
     cumsum = getattr(xp, "cumulative_sum", None)
     cumprod = getattr(xp, "cumulative_prod", None) or getattr(spec.lib, "cumprod", None)
     table: dict[str, tuple[Any, bool]] = {
         "sum": (lambda x, axes, keepdim: xp.sum(x, axis=axes, keepdims=keepdim), True),
         "mean": (lambda x, axes, keepdim: xp.mean(x, axis=axes, keepdims=keepdim), True),
         "prod": (lambda x, axes, keepdim: xp.prod(x, axis=axes, keepdims=keepdim), True),
-        "amax": (lambda x, axes, keepdim: xp.max(x, axis=axes, keepdims=keepdim), False),
-        "amin": (lambda x, axes, keepdim: xp.min(x, axis=axes, keepdims=keepdim), False),
+        "amax": (extreme(xp.max), False),
+        "amin": (extreme(xp.min), False),
         "argmax": (lambda x, axes, keepdim: xp.argmax(x, axis=one(axes), keepdims=keepdim), False),
         "argmin": (lambda x, axes, keepdim: xp.argmin(x, axis=one(axes), keepdims=keepdim), False),
         "all": (lambda x, axes, keepdim: xp.all(x, axis=axes, keepdims=keepdim), False),
@@ -375,7 +400,7 @@ def _kernels(
             missing[f"<{name}>"] = f"{type(e).__name__}: {e}"
 
     shared = _probe_views(spec, lambda x, shape, copy: xp.reshape(x, shape))
-    family("elementwise", lambda: _elementwise(front, ns, missing))
+    family("elementwise", lambda: _elementwise(front, ns, spec, missing))
     family("reduction", lambda: _reductions(front, ns, spec))
     products = {
         "matmul": function("matmul"),
@@ -490,6 +515,7 @@ def _guard(
     tensor_type = front.Tensor
     writes = info.writes
     check_views = not shared and bool(writes)
+    known_shape = spec.known_shape
     marks_views = not shared and info.returns_view
 
     def label(i: int) -> str:
@@ -533,9 +559,7 @@ def _guard(
         if check_views:
             for i in writes:
                 t = args[i] if i < len(args) else kwargs.get(label(i))
-                if isinstance(t, tensor_type) and (
-                    t._base is not None or t.__dict__.get("_plugin_viewed")
-                ):
+                if isinstance(t, tensor_type) and (t._base is not None or _live_views(t)):
                     raise NotImplementedError(
                         f"{qualname}(): device {name!r} cannot write in place into a view or "
                         f"into a tensor that has views (argument '{label(i)}'): its arrays do "
@@ -556,11 +580,16 @@ def _guard(
             if _library_error(e, packages):
                 raise _unsupported(qualname, info.text, spec, e) from e
             raise
+        if known_shape is not None:
+            out = _with_known_shapes(out, known_shape, tensor_type)
         if marks_views:
             base = args[0] if args and isinstance(args[0], tensor_type) else None
             if base is not None:
                 root = base._base if base._base is not None else base
-                root.__dict__["_plugin_viewed"] = True
+                views = root.__dict__.setdefault(_VIEWS, [])
+                for t in out if type(out) is tuple or type(out) is list else (out,):
+                    if isinstance(t, tensor_type):
+                        views.append(weakref.ref(t))
         return out
 
     guarded.__name__ = getattr(kernel, "__name__", qualname)
@@ -568,6 +597,29 @@ def _guard(
     guarded.__module__ = getattr(kernel, "__module__", __name__)
     guarded.__wrapped__ = kernel  # type: ignore[attr-defined]
     return guarded
+
+
+# A tensor's live views on a device whose views do not share memory: weak references, so
+# the temporaries autograd makes (``w.T`` in a matmul's backward) do not pin the tensor.
+_VIEWS = "_plugin_views"
+
+
+def _live_views(t: Any) -> bool:
+    views = t.__dict__.get(_VIEWS)
+    if not views:
+        return False
+    views[:] = [r for r in views if r() is not None]
+    return bool(views)
+
+
+def _with_known_shapes(out: Any, known_shape: Callable[[Any], Any], tensor_type: type) -> Any:
+    """``out`` with every unknown size of its tensors' arrays computed (NaN != NaN)."""
+    for t in out if type(out) is tuple or type(out) is list else (out,):
+        if isinstance(t, tensor_type):
+            shape = getattr(t._array, "shape", ())
+            if any(s != s for s in shape):
+                t._array = known_shape(t._array)
+    return out
 
 
 def _unsupported(qualname: str, schema: str, spec: DeviceSpec, e: BaseException) -> Exception:
