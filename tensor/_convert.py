@@ -263,8 +263,13 @@ def array_from_data(
     if type(data) in _Plugins.by_type:  # an array of a plug-in device
         spec = _Plugins.by_type[type(data)]
         if target.type == spec.name:
-            host = spec.cpu(data)
-            out_dtype = _dtype.from_numpy(host.dtype) if dtype is None else dtype
+            if dtype is not None:
+                out_dtype = dtype
+            else:
+                try:  # dask's dtypes are NumPy's: no compute to learn it
+                    out_dtype = _dtype.from_numpy(np.dtype(data.dtype))
+                except TypeError:  # array_api_strict's are its own
+                    out_dtype = _dtype.from_numpy(spec.cpu(data).dtype)
             return (
                 move_array(data, target, out_dtype.numpy_dtype, copy=copy, options=options),
                 out_dtype,

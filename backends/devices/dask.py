@@ -37,7 +37,7 @@ def _import(name: str) -> Any:
     try:
         return importlib.import_module(name)
     except ImportError as e:
-        raise RuntimeError(
+        raise ImportError(
             f"device 'dask' needs {name}, which is not installed: {INSTALL_HINT}"
         ) from e
 

@@ -44,7 +44,7 @@ def _library() -> Any:
     try:
         return importlib.import_module("array_api_strict")
     except ImportError as e:
-        raise RuntimeError(
+        raise ImportError(
             f"device 'strict' needs array_api_strict, which is not installed: {INSTALL_HINT}"
         ) from e
 
