@@ -9,8 +9,10 @@ random engine, and any library functions that the shared kernels take as argumen
 (``functions``: NumPy's ``add.at``, a strided view...).  ``register(front, spec, key)``
 probes what the library can do, builds every shared kernel of ``backends.common`` it
 can for the namespace, wraps them in the device guard and registers them at ``key`` (a
-PrivateUse key, chosen by ``tensor.register_device``), with a backend fallback that
-raises ``NotImplementedError`` naming the operator and the device.
+PrivateUse key, chosen by ``tensor.register_device``).  An operator it has no kernel
+for reaches the dispatcher's own ``NotImplementedError``, which names the operator, the
+key and the device (no backend fallback: a fallback would be every operator's, users'
+too, and would hide a composite kernel's place in ``dump_table``).
 
 Note [Plug-in devices]
 ~~~~~~~~~~~~~~~~~~~~~~
@@ -19,11 +21,12 @@ module).  Here a device is one Python call: the shared kernels are written again
 array namespace (Note [Default math] in ``elementwise``), so a library that follows the
 standard runs most of them as they are.  What it cannot run must fail loudly, never
 give a wrong answer:
-- *Build-time probes.*  A family whose kernels need a function the library lacks
-  (``sliding_window_view`` for conv2d, ``as_strided`` for a writeable diagonal view)
-  is left out, and its operators reach the fallback's ``NotImplementedError``.  An
-  elementwise row whose function neither the library nor the namespace has is left
-  out the same way.  ``DeviceKernels.missing`` lists what was left out and why.
+- *Build-time probes.*  A library function the shared kernels take and the library
+  lacks (``sliding_window_view`` for conv2d, ``as_strided`` for a writeable diagonal
+  view, ``add.at``) is replaced by a stand-in that raises, so only the operators that
+  need it fail.  An elementwise row whose function neither the library nor the
+  namespace has gets no kernel: the dispatcher's ``NotImplementedError`` names the
+  operator and the device.  ``DeviceKernels.missing`` lists what was left out and why.
 - *Call-time guard.*  A kernel that runs into something the library does not have
   (an ``AttributeError``; a ``TypeError``/``ValueError``/``NotImplementedError``
   raised inside the library itself, e.g. array_api_strict refusing a NumPy dtype) is
@@ -463,12 +466,10 @@ def register(front: FrontEnd, spec: DeviceSpec, key: str) -> DeviceKernels:
         lib.impl(
             qualname, device_guard.guard(front, spec, qualname, kernel, shared), key, location=site
         )
-    fallback = Library("_", "IMPL")
-    fallback.fallback(device_guard.fallback(spec), key)
     return DeviceKernels(
         spec=spec,
         key=key,
-        libs=[lib, fallback],
+        libs=[lib],
         registered=sorted(found),
         missing=missing,
         views_share_memory=shared,

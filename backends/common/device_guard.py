@@ -1,5 +1,5 @@
 """The guard every kernel of a plug-in device runs under (Note [Plug-in devices] in
-``backends.common.device``), and the device's backend fallback.
+``backends.common.device``).
 
 Imports: ``dispatch`` (the ops namespace, for schemas) and ``backends.common.errors``.
 
@@ -25,7 +25,7 @@ from .frontend import FrontEnd
 if TYPE_CHECKING:  # for annotations only: device imports this module
     from .device import DeviceSpec
 
-__all__ = ["fallback", "guard"]
+__all__ = ["guard"]
 
 
 class _Schema:
@@ -207,17 +207,3 @@ def _unsupported(qualname: str, schema: str, spec: DeviceSpec, e: BaseException)
         f"with impl({('core::' + qualname)!r}, {spec.name!r}), or compute on the CPU "
         f"(.to('cpu')).  Schema: {schema}"
     )
-
-
-def fallback(spec: DeviceSpec) -> Callable[..., Any]:
-    def not_implemented(op: Any, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(
-            f"{op.name}(): not implemented on device {spec.name!r}: no kernel is registered "
-            f"for it (the shared kernels of its family need something "
-            f"{getattr(spec.lib, '__name__', spec.lib)} does not have, or the operator has "
-            f"none). Register one with impl({op.name!r}, {spec.name!r}), or compute on the "
-            f"CPU (.to('cpu'))."
-        )
-
-    not_implemented.__name__ = not_implemented.__qualname__ = f"{spec.name}_not_implemented"
-    return not_implemented
