@@ -30,7 +30,15 @@ from ._hop import HigherOrderOperator
 from ._infer_schema import infer_schema
 from ._kernel import fallthrough_kernel
 from ._keys import DispatchKey, DispatchKeySet
-from ._library import Library, define, impl, scoped_library
+from ._library import (
+    Library,
+    define,
+    impl,
+    key_for_type,
+    privateuse_backend_name,
+    rename_privateuse_backend,
+    scoped_library,
+)
 from ._modes import DispatchMode, current_modes
 from ._opcheck import OpCheckError, opcheck
 from ._operator import REQUIRES_GRAD_BIT, OpOverload, OpOverloadPacket
@@ -74,6 +82,9 @@ __all__ = [
     "impl",
     "include_keys",
     "infer_schema",
+    "key_for_type",
+    "privateuse_backend_name",
+    "rename_privateuse_backend",
     "register_type_check",
     "opcheck",
     "ops",

@@ -21,11 +21,15 @@ __all__ = [
     "undefined_operator",
 ]
 
+# Backend key -> the device type ``impl`` takes for it; a plug-in device's name replaces
+# its PrivateUse key's (``_library.rename_privateuse_backend``).
 _KEY_TO_TYPES = {
     DispatchKey.CPU: "cpu",
     DispatchKey.CUDA: "cuda",
     DispatchKey.Meta: "meta",
     DispatchKey.PrivateUse1: "PrivateUse1",
+    DispatchKey.PrivateUse2: "PrivateUse2",
+    DispatchKey.PrivateUse3: "PrivateUse3",
 }
 
 
@@ -43,6 +47,8 @@ def missing_kernel(
 ) -> str:
     kind = "backend" if key in _KEY_TO_TYPES else "dispatch key"
     types = _KEY_TO_TYPES.get(key, key.name)
+    if types != key.name and types not in ("cpu", "cuda", "meta"):
+        kind = f"backend (device {types!r})"  # a plug-in device's key
     return (
         f"Could not run '{qualname}' with arguments from the '{key.name}' {kind}: "
         f"no kernel is registered for {key.name}, no composite kernel covers it and there is "

@@ -12,14 +12,23 @@ Runtime key order, highest first (c10/core/DispatchKey.h, SEMANTICS.md §1.2):
 
     PythonDispatcher > PreDispatch > PythonTLSSnapshot >
     AutocastPrivateUse1 > AutocastCUDA > AutocastCPU >
-    AutogradMeta > AutogradPrivateUse1 > AutogradCUDA > AutogradCPU > AutogradOther >
+    AutogradMeta > AutogradPrivateUse3 > AutogradPrivateUse2 > AutogradPrivateUse1 >
+    AutogradCUDA > AutogradCPU > AutogradOther >
     ADInplaceOrView > Python > BackendSelect >
-    Meta > PrivateUse1 > CUDA > CPU > (Undefined)
+    Meta > PrivateUse3 > PrivateUse2 > PrivateUse1 > CUDA > CPU > (Undefined)
 
 Alias keys (Autograd and the three Composite keys) are registration-only: they
 never appear in a runtime key set and expand to runtime keys via ``ALIAS_TO_RUNTIME``.
 c10's functionality x backend cross product is not emulated (one bit per runtime
 key); results agree with PyTorch whenever a call's tensors share one backend.
+
+Note [Plug-in device keys]
+~~~~~~~~~~~~~~~~~~~~~~~~~~
+Devices registered at run time (``tensor.register_device``) take the three
+PrivateUse backend keys in turn, each with its Autograd counterpart, so three
+plug-in devices can live in one process; the first also gets AutocastPrivateUse1.
+These are c10's keys in c10's order: c10 has no Autocast key for PrivateUse2/3
+(and ``test_tls`` checks our default exclude set against PyTorch's).
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ __all__ = [
     "DispatchKey",
     "DispatchKeySet",
     "NUM_RUNTIME_KEYS",
+    "PRIVATE_USE_KEYS",
     "REQUIRES_GRAD_BIT",
     "RUNTIME_KEYS",
     "keyset_from_bits",
@@ -59,22 +69,26 @@ class DispatchKey(enum.IntEnum):
     CPU = 1
     CUDA = 2
     PrivateUse1 = 3
-    Meta = 4
+    PrivateUse2 = 4
+    PrivateUse3 = 5
+    Meta = 6
     # Functionality keys above the backends.
-    BackendSelect = 5
-    Python = 6
-    ADInplaceOrView = 7
-    AutogradOther = 8
-    AutogradCPU = 9
-    AutogradCUDA = 10
-    AutogradPrivateUse1 = 11
-    AutogradMeta = 12
-    AutocastCPU = 13
-    AutocastCUDA = 14
-    AutocastPrivateUse1 = 15
-    PythonTLSSnapshot = 16
-    PreDispatch = 17
-    PythonDispatcher = 18
+    BackendSelect = 7
+    Python = 8
+    ADInplaceOrView = 9
+    AutogradOther = 10
+    AutogradCPU = 11
+    AutogradCUDA = 12
+    AutogradPrivateUse1 = 13
+    AutogradPrivateUse2 = 14
+    AutogradPrivateUse3 = 15
+    AutogradMeta = 16
+    AutocastCPU = 17
+    AutocastCUDA = 18
+    AutocastPrivateUse1 = 19
+    PythonTLSSnapshot = 20
+    PreDispatch = 21
+    PythonDispatcher = 22
     # Alias keys: registration only, never in a runtime key set.
     Autograd = 100
     CompositeImplicitAutograd = 101
@@ -114,25 +128,32 @@ REQUIRES_GRAD_BIT = 1 << NUM_RUNTIME_KEYS
 _BY_VALUE: tuple[DispatchKey, ...] = (DispatchKey.Undefined, *RUNTIME_KEYS)
 _FULL_BITS = (1 << NUM_RUNTIME_KEYS) - 1
 
-BACKEND_KEYS = frozenset(
-    {DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.PrivateUse1, DispatchKey.Meta}
-)
+PRIVATE_USE_KEYS = (DispatchKey.PrivateUse1, DispatchKey.PrivateUse2, DispatchKey.PrivateUse3)
+BACKEND_KEYS = frozenset({DispatchKey.CPU, DispatchKey.CUDA, *PRIVATE_USE_KEYS, DispatchKey.Meta})
 AUTOGRAD_KEYS = frozenset(
     {
         DispatchKey.AutogradOther,
         DispatchKey.AutogradCPU,
         DispatchKey.AutogradCUDA,
         DispatchKey.AutogradPrivateUse1,
+        DispatchKey.AutogradPrivateUse2,
+        DispatchKey.AutogradPrivateUse3,
         DispatchKey.AutogradMeta,
     }
 )
 AUTOCAST_KEYS = frozenset(
-    {DispatchKey.AutocastCPU, DispatchKey.AutocastCUDA, DispatchKey.AutocastPrivateUse1}
+    {
+        DispatchKey.AutocastCPU,
+        DispatchKey.AutocastCUDA,
+        DispatchKey.AutocastPrivateUse1,
+    }
 )
 BACKEND_TO_AUTOGRAD = {
     DispatchKey.CPU: DispatchKey.AutogradCPU,
     DispatchKey.CUDA: DispatchKey.AutogradCUDA,
     DispatchKey.PrivateUse1: DispatchKey.AutogradPrivateUse1,
+    DispatchKey.PrivateUse2: DispatchKey.AutogradPrivateUse2,
+    DispatchKey.PrivateUse3: DispatchKey.AutogradPrivateUse3,
     DispatchKey.Meta: DispatchKey.AutogradMeta,
 }
 # Meta has no autocast key in c10.
@@ -180,7 +201,7 @@ class DispatchKeySet:
 
     >>> ks = DispatchKeySet([DispatchKey.CPU, DispatchKey.AutogradCPU])
     >>> ks.highest_priority_key()
-    <DispatchKey.AutogradCPU: 9>
+    <DispatchKey.AutogradCPU: 11>
     >>> ks
     DispatchKeySet(AutogradCPU, CPU)
     >>> DispatchKey.CPU in ks - DispatchKeySet(DispatchKey.CPU)

@@ -14,12 +14,20 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar, overload
 
-from . import _registry
-from ._keys import DispatchKey, parse_key
+from . import _errors, _registry
+from ._keys import PRIVATE_USE_KEYS, DispatchKey, parse_key
 from ._operator import OpOverload
 from ._schema import parse_schema
 
-__all__ = ["Library", "define", "impl", "key_for_type", "scoped_library"]
+__all__ = [
+    "Library",
+    "define",
+    "impl",
+    "key_for_type",
+    "privateuse_backend_name",
+    "rename_privateuse_backend",
+    "scoped_library",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -37,6 +45,53 @@ _DEVICE_TYPE_TO_KEY = {
     "privateuseone": DispatchKey.PrivateUse1,
     "default": DispatchKey.CompositeExplicitAutograd,
 }
+
+
+def rename_privateuse_backend(key: DispatchKey | str, name: str | None) -> None:
+    """Name the device type of a PrivateUse backend key (PyTorch's
+    ``torch.utils.rename_privateuse1_backend``, for each of the three keys), so that
+    ``impl(qualname, name)`` registers at ``key`` and errors say ``name``.  ``None``
+    takes the name back (a plug-in device being removed).
+
+    >>> from dispatch import DispatchKey, key_for_type, rename_privateuse_backend
+    >>> rename_privateuse_backend("PrivateUse3", "npu")
+    >>> key_for_type("npu")
+    <DispatchKey.PrivateUse3: 5>
+    >>> rename_privateuse_backend("PrivateUse3", None)
+    """
+    key = parse_key(key)
+    if key not in PRIVATE_USE_KEYS:
+        raise ValueError(
+            f"rename_privateuse_backend(): {key.name} is not a PrivateUse key; "
+            f"expected one of {', '.join(k.name for k in PRIVATE_USE_KEYS)}"
+        )
+    old = _errors._KEY_TO_TYPES.get(key)
+    if name is None:
+        if old is not None and _DEVICE_TYPE_TO_KEY.get(old) is key and old != key.name:
+            del _DEVICE_TYPE_TO_KEY[old]
+        _errors._KEY_TO_TYPES[key] = key.name
+        return
+    taken = _DEVICE_TYPE_TO_KEY.get(name)
+    if (taken is not None and taken is not key) or (
+        name in {k.name for k in DispatchKey} and name != key.name
+    ):
+        raise ValueError(
+            f"rename_privateuse_backend(): the device type {name!r} is taken "
+            f"(it names {taken.name if taken is not None else 'a dispatch key'}); pick another"
+        )
+    if old is not None and old != key.name and old != name:
+        raise RuntimeError(
+            f"rename_privateuse_backend(): {key.name} is already named {old!r}; "
+            f"take that name back first (rename_privateuse_backend({key.name!r}, None))"
+        )
+    _DEVICE_TYPE_TO_KEY[name] = key
+    _errors._KEY_TO_TYPES[key] = name
+
+
+def privateuse_backend_name(key: DispatchKey | str) -> str:
+    """The device type a PrivateUse key is named for (its key name when unnamed)."""
+    key = parse_key(key)
+    return _errors._KEY_TO_TYPES.get(key, key.name)
 
 
 def key_for_type(device_type: str | DispatchKey) -> DispatchKey:

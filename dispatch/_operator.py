@@ -83,6 +83,8 @@ _AUTOGRAD_TO_BACKEND = {
     DispatchKey.AutogradCPU: DispatchKey.CPU,
     DispatchKey.AutogradCUDA: DispatchKey.CUDA,
     DispatchKey.AutogradPrivateUse1: DispatchKey.PrivateUse1,
+    DispatchKey.AutogradPrivateUse2: DispatchKey.PrivateUse2,
+    DispatchKey.AutogradPrivateUse3: DispatchKey.PrivateUse3,
     DispatchKey.AutogradMeta: DispatchKey.Meta,
 }
 _NUM_SLOTS = NUM_RUNTIME_KEYS + 1

@@ -99,6 +99,7 @@ with _bulk_registration():
         higher_order,
         modes,
     )
+    from ._plugin import PluginDevice, register_device
     from .higher_order import cond
 
 __all__ = [
@@ -106,6 +107,7 @@ __all__ = [
     "Generator",
     "MetaArray",
     "OpInfo",
+    "PluginDevice",
     "Size",
     "Tensor",
     "amp",
@@ -156,6 +158,7 @@ __all__ = [
     "no_grad",
     "op_info",
     "promote_types",
+    "register_device",
     "result_type",
     "return_types",
     "seed",

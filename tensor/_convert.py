@@ -3,9 +3,10 @@
 Imports: NumPy and ``tensor._dtype``/``_device``/``_meta_array`` (not the Tensor class).
 
 A tensor wraps a NumPy array on the CPU, a ``MetaArray`` (shape and dtype, no
-data) on "meta", and a CuPy array on CUDA.  CUDA support is plugged in by
-``backends.cuda`` through ``set_cuda_hooks`` when a GPU is present, so this
-module never imports CuPy itself.
+data) on "meta", a CuPy array on CUDA, and its library's array on a plug-in device.
+CUDA support is plugged in by ``backends.cuda`` through ``set_cuda_hooks`` when a GPU
+is present, so this module never imports CuPy itself; a plug-in device brings its
+conversions in its ``DeviceSpec`` (``add_plugin``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from ._meta_array import MetaArray
 
 __all__ = [
     "MetaArray",
+    "add_plugin",
+    "remove_plugin",
     "array_from_data",
     "cast_array",
     "cuda_from_dlpack",
@@ -58,6 +61,60 @@ def set_cuda_hooks(
     _CudaHooks.from_dlpack = from_dlpack
 
 
+class _Plugins:
+    # Plug-in devices (tensor.register_device): device type -> its DeviceSpec, array
+    # type -> the same, and the device types whose views share memory with their base.
+    by_name: dict[str, Any] = {}
+    by_type: dict[type, Any] = {}
+    shared_views: set[str] = set()
+
+
+def add_plugin(spec: Any, views_share_memory: bool) -> None:
+    """Teach tensors to move arrays to and from plug-in device ``spec``."""
+    _Plugins.by_name[spec.name] = spec
+    for t in spec.array_types:
+        if t is not np.ndarray:  # a NumPy-backed device: NumPy arrays stay the CPU's
+            _Plugins.by_type[t] = spec
+    if views_share_memory:
+        _Plugins.shared_views.add(spec.name)
+
+
+def remove_plugin(name: str) -> None:
+    spec = _Plugins.by_name.pop(name, None)
+    _Plugins.shared_views.discard(name)
+    if spec is not None:
+        for t in spec.array_types:
+            _Plugins.by_type.pop(t, None)
+
+
+def _to_plugin(
+    spec: Any, array: Any, target: device, np_dtype: Any, copy: bool, options: Any
+) -> Any:
+    """``array`` (of any device) as an array of plug-in device ``spec``.  An array of the
+    device itself stays there (cast with the namespace's ``astype`` where it takes a
+    NumPy dtype); anything else goes through the CPU."""
+    if _Plugins.by_type.get(type(array)) is spec and not options:
+        xp = spec.namespace
+        try:
+            if np_dtype is not None and array.dtype != np_dtype:
+                return xp.astype(array, np_dtype)
+            return xp.asarray(array, copy=True) if copy else array
+        except (TypeError, ValueError, AttributeError):
+            pass  # the namespace wants its own dtype objects: through the CPU
+    host = to_numpy(array, op="to()")
+    if np_dtype is not None and host.dtype != np_dtype:
+        host = cast_array(host, np_dtype)
+    try:
+        return spec.device_array(host, target.index, **(options or {}))
+    except TypeError as e:  # array_api_strict: "does not support the dtype 'float16'"
+        if host.dtype.name in str(e) or "dtype" in str(e):
+            raise NotImplementedError(
+                f"device {spec.name!r} cannot hold {host.dtype.name} data: {e}. Use a dtype "
+                f"its library has, or keep this tensor on the CPU."
+            ) from e
+        raise
+
+
 def cuda_from_dlpack(obj: Any) -> Any:
     """A CuPy array sharing memory with a CUDA DLPack object."""
     if _CudaHooks.from_dlpack is None:
@@ -83,6 +140,9 @@ def to_numpy(array: Any, *, op: str = "numpy()") -> np.ndarray:
         )
     if _CudaHooks.to_numpy is not None and isinstance(array, _CudaHooks.array_type or ()):
         return _CudaHooks.to_numpy(array, False)
+    spec = _Plugins.by_type.get(type(array))
+    if spec is not None:
+        return spec.cpu(array)  # dask: computes here
     return np.asarray(array)
 
 
@@ -110,13 +170,18 @@ def move_array(
     *,
     copy: bool = False,
     non_blocking: bool = False,
+    options: dict[str, Any] | None = None,
 ) -> Any:
     """``array`` converted to ``np_dtype`` (if given) and placed on ``target``.
 
     Device-to-device moves and casts of CUDA arrays stay on the GPU; ``non_blocking``
     makes host/device copies asynchronous (pinned staging memory, see backends.cuda).
+    ``options`` go to a plug-in device's ``from_cpu`` (dask's ``chunks``).
     """
     kind = target.type
+    spec = _Plugins.by_name.get(kind)
+    if spec is not None:
+        return _to_plugin(spec, array, target, np_dtype, copy, options)
     if kind == "meta":
         return MetaArray(tuple(array.shape), np.dtype(np_dtype or array.dtype))
     cuda_array = _CudaHooks.array_type is not None and type(array) is _CudaHooks.array_type
@@ -175,15 +240,40 @@ def _ragged_message(data: Any) -> str:
 
 
 def array_from_data(
-    data: Any, dtype: dtype | None, target: device, *, copy: bool = True
+    data: Any,
+    dtype: dtype | None,
+    target: device,
+    *,
+    copy: bool = True,
+    options: dict[str, Any] | None = None,
 ) -> tuple[Any, dtype]:
-    """An array on ``target`` holding ``data`` (Python numbers, lists, arrays, tensors)."""
+    """An array on ``target`` holding ``data`` (Python numbers, lists, arrays, tensors).
+    ``options`` go to a plug-in device's ``from_cpu``."""
     inner = getattr(data, "_array", None)
     if inner is not None and hasattr(data, "_dtype"):  # a Tensor
         src_dtype = data._dtype
         out_dtype = src_dtype if dtype is None else dtype
         np_dtype = None if out_dtype is src_dtype else out_dtype.numpy_dtype
-        return move_array(inner, target, np_dtype, copy=copy), out_dtype
+        return move_array(inner, target, np_dtype, copy=copy, options=options), out_dtype
+    if options and target.type not in _Plugins.by_name:
+        raise TypeError(
+            f"tensor(): unexpected keyword argument(s) {', '.join(sorted(options))} for device "
+            f"{target} (only a plug-in device's from_cpu takes options, e.g. dask's chunks=)"
+        )
+    if type(data) in _Plugins.by_type:  # an array of a plug-in device
+        spec = _Plugins.by_type[type(data)]
+        if target.type == spec.name:
+            if dtype is not None:
+                out_dtype = dtype
+            else:
+                try:  # dask's dtypes are NumPy's: no compute to learn it
+                    out_dtype = _dtype.from_numpy(np.dtype(data.dtype))
+                except TypeError:  # array_api_strict's are its own
+                    out_dtype = _dtype.from_numpy(spec.cpu(data).dtype)
+            return (
+                move_array(data, target, out_dtype.numpy_dtype, copy=copy, options=options),
+                out_dtype,
+            )
     if isinstance(data, (np.ndarray, np.generic)):
         arr = np.asarray(data)
         out_dtype = _dtype.from_numpy(arr.dtype) if dtype is None else dtype
@@ -223,7 +313,7 @@ def array_from_data(
         return arr, out_dtype
     if target is META:
         return MetaArray(arr.shape, np_dtype), out_dtype
-    return move_array(arr, target, np_dtype), out_dtype
+    return move_array(arr, target, np_dtype, options=options), out_dtype
 
 
 def _cast(arr: np.ndarray, np_dtype: np.dtype[Any]) -> np.ndarray:
@@ -238,6 +328,13 @@ def shares_memory(a: Any, b: Any) -> bool:
         return type(b) is MetaArray and a._storage is b._storage
     if type(a) is np.ndarray:
         return type(b) is np.ndarray and builtins.bool(np.may_share_memory(a, b))
+    spec = _Plugins.by_type.get(type(a))
+    if spec is not None:  # a plug-in device's: through NumPy views of its memory, if it shares
+        if a is b:
+            return True
+        if spec.name not in _Plugins.shared_views or type(b) is not type(a):
+            return False
+        return builtins.bool(np.may_share_memory(spec.cpu(a), spec.cpu(b)))
     # CuPy, like NumPy, answers from the arrays' memory bounds.
     import_name = type(a).__module__.partition(".")[0]
     module = sys.modules.get(import_name)
@@ -250,4 +347,6 @@ def data_ptr(array: Any) -> int:
         return 0
     if type(array) is np.ndarray:
         return int(array.__array_interface__["data"][0])
+    if type(array) in _Plugins.by_type:  # a plug-in device's array: no address to give
+        return 0
     return int(array.data.ptr)  # CuPy

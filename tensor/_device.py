@@ -16,7 +16,18 @@ from typing import Any
 
 from dispatch import DispatchKey, DispatchKeySet
 
-__all__ = ["DEVICE_TYPES", "CudaHooks", "canonical", "device", "indexed", "to_device"]
+__all__ = [
+    "DEVICE_TYPES",
+    "CudaHooks",
+    "PluginHooks",
+    "add_device_type",
+    "canonical",
+    "device",
+    "device_types",
+    "indexed",
+    "remove_device_type",
+    "to_device",
+]
 
 _K = DispatchKey
 # Device type -> (backend key, key-set bits its tensors carry).
@@ -73,10 +84,12 @@ class device:  # noqa: N801 - PyTorch's spelling
             if not idx.isdigit():
                 raise RuntimeError(f"Invalid device string: {type!r} (expected e.g. 'cuda:0')")
             index = int(idx)
-        if name not in _KEYS:
+        if name not in _KEYS and not (
+            PluginHooks.resolve is not None and PluginHooks.resolve(name)
+        ):
             raise RuntimeError(
-                f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of device "
-                f"string: {type!r}"
+                f"Expected one of {', '.join(_KEYS)} device type at start of device "
+                f"string: {type!r} (a device of your own: tt.register_device)"
             )
         if index is not None:
             if not isinstance(index, int) or index < 0:
@@ -127,6 +140,37 @@ class device:  # noqa: N801 - PyTorch's spelling
 
 CPU = device("cpu")
 META = device("meta")
+
+
+class PluginHooks:
+    """How ``device`` finds a plug-in device that is known but not registered yet
+    (``"strict"``, ``"dask"``: registered on first use, as CUDA initialises on first use).
+    ``resolve(name)`` registers it and returns True, or returns False."""
+
+    resolve: Callable[[str], bool] | None = None
+
+
+def add_device_type(name: str, backend_key: DispatchKey) -> None:
+    """Make ``name`` a device type whose tensors carry ``backend_key`` and its autograd,
+    autocast (where c10 has one) and ADInplaceOrView keys (``tensor.register_device``)."""
+    keys = [backend_key, _K.ADInplaceOrView, _K.parse(f"Autograd{backend_key.name}")]
+    autocast = _K.__members__.get(f"Autocast{backend_key.name}")  # PrivateUse1's only, as c10
+    if autocast is not None:
+        keys.append(autocast)
+    _KEYS[name] = (backend_key, DispatchKeySet(keys).bits)
+
+
+def remove_device_type(name: str) -> None:
+    """Forget plug-in device type ``name`` and its interned devices."""
+    _KEYS.pop(name, None)
+    for arg_key, d in list(_INTERNED.items()):
+        if d.type == name:
+            del _INTERNED[arg_key]
+
+
+def device_types() -> tuple[str, ...]:
+    """Every device type known now (built-in and registered)."""
+    return tuple(_KEYS)
 
 
 def to_device(value: Any) -> device:

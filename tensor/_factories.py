@@ -22,12 +22,18 @@ __all__ = ["as_tensor", "from_dlpack", "from_numpy", "tensor"]
 
 
 def tensor(
-    data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    data: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    **options: Any,
 ) -> Tensor:
     """A new tensor holding a copy of ``data`` (numbers, nested lists, arrays, tensors).
 
     Python floats become the default dtype, ints int64, bools bool; NumPy arrays keep
-    their dtype (strided ones are copied contiguous).
+    their dtype (strided ones are copied contiguous).  ``options`` go to a plug-in
+    device's ``from_cpu`` (``tt.tensor(data, device="dask", chunks=(1000, 1000))``).
 
     >>> import tensor as tt
     >>> tt.tensor([[1, 2], [3, 4]]).dtype
@@ -37,7 +43,7 @@ def tensor(
     """
     dt = None if dtype is None else _dtype.to_dtype(dtype, op="tensor")
     dev = _canonical_device(to_device(device))
-    array, dt = _convert.array_from_data(data, dt, dev)
+    array, dt = _convert.array_from_data(data, dt, dev, options=options or None)
     t = make(array, dt, dev)
     if requires_grad:
         t.requires_grad = True

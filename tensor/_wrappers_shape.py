@@ -329,8 +329,12 @@ def data_ptr(self: Tensor) -> int:
 
 
 def is_contiguous(self: Tensor, memory_format: Any = None) -> bool:
-    """Row-major without gaps (dims of size 1 and empty tensors don't break it), as PyTorch."""
-    return bool(self._array.flags.c_contiguous)
+    """Row-major without gaps (dims of size 1 and empty tensors don't break it), as PyTorch.
+
+    Arrays with no strides to show (a plug-in device's: dask, array_api_strict) have
+    only their logical row-major layout, so they count as contiguous."""
+    flags = getattr(self._array, "flags", None)
+    return True if flags is None else bool(flags.c_contiguous)
 
 
 def _is_view(self: Tensor) -> bool:

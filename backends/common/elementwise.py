@@ -130,10 +130,21 @@ class Namespace:
     """
 
     def __init__(
-        self, array_type: type, module: str, front: FrontEnd, *, asarray: Any = None
+        self,
+        array_type: type,
+        module: str,
+        front: FrontEnd,
+        *,
+        asarray: Any = None,
+        xp: Any = None,
+        lib: Any = None,
     ) -> None:
-        self.xp = namespace_of(array_type)
-        self.lib = importlib.import_module(array_type.__module__.partition(".")[0])
+        # A plug-in device gives its namespace and library (``backends.common.device``);
+        # NumPy and CuPy are found by their array type's module.
+        self.xp = xp if xp is not None else namespace_of(array_type)
+        if lib is None:
+            lib = importlib.import_module(array_type.__module__.partition(".")[0])
+        self.lib = lib
         self.module = module  # kernels are named after it: backends.cpu.elementwise.add_tensor
         self.front = front
         self.ndarray = array_type

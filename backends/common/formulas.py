@@ -81,12 +81,14 @@ ARGUMENT_CHECKS: dict[str, Any] = {
 class Formulas:
     """Array formulas for one namespace (``Formulas(numpy)``)."""
 
-    def __init__(self, xp: Any) -> None:
+    def __init__(self, xp: Any, *, frompyfunc: Any = None) -> None:
         self.xp = xp
         # erf/erfc: NumPy has none.  math.erf elementwise is exact (and slow); a backend
-        # with a native erf (CuPy) passes its own to the kernel tables instead.
-        self._erf = xp.frompyfunc(math.erf, 1, 1) if hasattr(xp, "frompyfunc") else None
-        self._erfc = xp.frompyfunc(math.erfc, 1, 1) if hasattr(xp, "frompyfunc") else None
+        # with a native erf (CuPy) passes its own to the kernel tables instead.  A plug-in
+        # device may bring its own ``frompyfunc`` (dask's, safe on 0-d blocks).
+        fpf = frompyfunc or getattr(xp, "frompyfunc", None)
+        self._erf = fpf(math.erf, 1, 1) if fpf is not None else None
+        self._erfc = fpf(math.erfc, 1, 1) if fpf is not None else None
 
     # -- unary --------------------------------------------------------------------------------
     def rsqrt(self, x: Any) -> Any:

@@ -130,7 +130,9 @@ def reshape_as(self: Any, other: Any) -> Any:
 
 
 def contiguous(self: Any, *, memory_format: Any = "contiguous_format") -> Any:
-    if self._array.flags.c_contiguous:
+    # A plug-in device's arrays may have no strides (dask, array_api_strict): row-major.
+    flags = getattr(self._array, "flags", None)
+    if flags is None or flags.c_contiguous:
         return self
     return core._to_copy.default(self)  # type: ignore[no-any-return]  # C-order copy
 

@@ -83,6 +83,8 @@ golden::f: golden::f(Tensor x, *, int n=1) -> Tensor
   AutocastCUDA          fallthrough                                     backend fallback
   AutocastCPU           fallthrough                                     backend fallback
   AutogradMeta          {FALLBACK}backend fallback, grad-only
+  AutogradPrivateUse3   {FALLBACK}backend fallback, grad-only
+  AutogradPrivateUse2   {FALLBACK}backend fallback, grad-only
   AutogradPrivateUse1   {FALLBACK}backend fallback, grad-only
   AutogradCUDA          {FALLBACK}backend fallback, grad-only
   AutogradCPU           {K + "f_autograd":<48}direct
@@ -91,6 +93,8 @@ golden::f: golden::f(Tensor x, *, int n=1) -> Tensor
   Python                dispatch._modes._python_fallback                backend fallback
   BackendSelect         fallthrough                                     backend fallback
   Meta                  {K + "f_meta":<48}direct
+  PrivateUse3           <missing>                                       missing
+  PrivateUse2           <missing>                                       missing
   PrivateUse1           <missing>                                       missing
   CUDA                  fallthrough                                     direct
   CPU                   {K + "f_cpu":<48}direct

@@ -1,0 +1,476 @@
+"""Plug-in devices: any array-API library as a device, its kernels made from the shared ones.
+
+Imports: NumPy, ``dispatch`` and ``backends.common``; never the device's library (the
+``DeviceSpec`` brings it).
+
+``DeviceSpec`` says what a device is: its name, its array type, its array-API namespace
+(and, optionally, the raw library behind it), how arrays move to and from the CPU, its
+random engine, and any library functions that the shared kernels take as arguments
+(``functions``: NumPy's ``add.at``, a strided view...).  ``register(front, spec, key)``
+probes what the library can do, builds every shared kernel of ``backends.common`` it
+can for the namespace, wraps them in the device guard and registers them at ``key`` (a
+PrivateUse key, chosen by ``tensor.register_device``).  An operator it has no kernel
+for reaches the dispatcher's own ``NotImplementedError``, which names the operator, the
+key and the device (no backend fallback: a fallback would be every operator's, users'
+too, and would hide a composite kernel's place in ``dump_table``).
+
+Note [Plug-in devices]
+~~~~~~~~~~~~~~~~~~~~~~
+PyTorch adds a device in C++ (PrivateUse1, ``rename_privateuse1_backend``, a device
+module).  Here a device is one Python call: the shared kernels are written against an
+array namespace (Note [Default math] in ``elementwise``), so a library that follows the
+standard runs most of them as they are.  What it cannot run must fail loudly, never
+give a wrong answer:
+- *Build-time probes.*  A library function the shared kernels take and the library
+  lacks (``sliding_window_view`` for conv2d, ``as_strided`` for a writeable diagonal
+  view, ``add.at``) is replaced by a stand-in that raises, so only the operators that
+  need it fail.  An elementwise row whose function neither the library nor the
+  namespace has gets no kernel: the dispatcher's ``NotImplementedError`` names the
+  operator and the device.  ``DeviceKernels.missing`` lists what was left out and why.
+- *Call-time guard.*  A kernel that runs into something the library does not have
+  (an ``AttributeError``; a ``TypeError``/``ValueError``/``NotImplementedError``
+  raised inside the library itself, e.g. array_api_strict refusing a NumPy dtype) is
+  reported as ``NotImplementedError`` naming the operator, the device and the
+  library's own message: the shared kernel has a habit this library does not share.
+  Errors the shared kernels raise themselves (bad arguments, PyTorch's dtype rules)
+  pass through unchanged, so a plug-in device raises where the CPU raises.
+- *Aliasing.*  A library whose views do not share memory with their base (dask:
+  arrays are values, each op a new graph) would let an in-place write leave a view
+  stale.  ``register`` probes this; on such a device an in-place or ``out=`` write
+  into a view, or into a tensor that has live views (weak references: the views
+  autograd made and dropped do not count), raises ``NotImplementedError``; a write
+  into a tensor without views (``p -= lr * g``, gradient accumulation) is fine.
+The guard also checks the devices of the tensor arguments (an error naming both) and
+moves 0-d CPU tensors to the device, as PyTorch does for CUDA.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dispatch import Library, parse_schema
+
+from . import (
+    conv,
+    creation,
+    device_guard,
+    indexing,
+    joining,
+    linalg,
+    nn,
+    reduction,
+    sorting,
+    ternary,
+    variants,
+    views,
+)
+from . import elementwise as ew
+from .formulas import Formulas
+from .frontend import FrontEnd
+
+__all__ = ["DeviceKernels", "DeviceSpec", "register"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeviceSpec:
+    """What a plug-in device is (``tensor.register_device`` takes the same fields).
+
+    ``name``: the device type (``"strict"``; tensors live on ``"strict"`` or
+    ``"strict:N"``).  ``array_type``: the library's array type (a tuple for several).
+    ``namespace``: its array-API namespace.  ``library``: the raw library, where it
+    differs from the namespace (faster spellings, ``frompyfunc``...); defaults to the
+    namespace.  ``to_cpu(array) -> numpy.ndarray``: defaults to ``numpy.from_dlpack``,
+    else ``numpy.asarray``.  ``from_cpu(ndarray, index, **options) -> array``: defaults
+    to ``namespace.asarray``; ``options`` are what the user passed to ``tt.tensor(...,
+    device=name, **options)`` (dask's ``chunks=``).  ``engine(seed)``: a random engine
+    with NumPy Generator's ``random``/``standard_normal``/``integers``, or None for
+    none (random factories then raise).  ``functions``: library functions the shared
+    kernels take, by the names the CPU backend gives them (``reshape``,
+    ``broadcast_to``, ``diagonal`` or ``as_strided``, ``add_at``, ``multiply_at``,
+    ``concat``, ``diag``, ``sliding_window_view``, ``matmul``, ``dot``, ``vdot``,
+    ``einsum``, ``tensordot``, and ``frompyfunc`` for erf/erfc);
+    those not given are found in the library or namespace, or the kernels that need them
+    raise.  ``known_shape(array) -> array``: for a lazy library whose data-dependent
+    results (``nonzero``, masks) have unknown sizes (NaN in dask's shapes), the same
+    array with its sizes computed; a tensor's shape is always known.
+    """
+
+    name: str
+    array_type: type | tuple[type, ...]
+    namespace: Any
+    library: Any = None
+    to_cpu: Callable[[Any], np.ndarray] | None = None
+    from_cpu: Callable[..., Any] | None = None
+    engine: Callable[[int], Any] | None = None
+    functions: Mapping[str, Any] = field(default_factory=dict)
+    known_shape: Callable[[Any], Any] | None = None
+
+    @property
+    def lib(self) -> Any:
+        return self.library if self.library is not None else self.namespace
+
+    @property
+    def array_types(self) -> tuple[type, ...]:
+        t = self.array_type
+        return t if isinstance(t, tuple) else (t,)
+
+    def cpu(self, array: Any) -> np.ndarray:
+        """``array`` as a NumPy array on the CPU."""
+        if self.to_cpu is not None:
+            return np.asarray(self.to_cpu(array))
+        try:
+            return np.from_dlpack(array)
+        except (AttributeError, TypeError, BufferError, RuntimeError):
+            return np.asarray(array)
+
+    def device_array(self, array: np.ndarray, index: int | None = None, **options: Any) -> Any:
+        """NumPy array ``array`` as an array of this device."""
+        if self.from_cpu is not None:
+            return self.from_cpu(array, index, **options)
+        if options:
+            raise TypeError(
+                f"device {self.name!r} takes no options when making arrays (got "
+                f"{', '.join(sorted(options))}); its spec has no from_cpu that would use them"
+            )
+        return self.namespace.asarray(array)
+
+
+@dataclass
+class DeviceKernels:
+    """What ``register`` made of a spec: the libraries (keep them alive), which kernels
+    it registered, what it left out and why, and the probed capabilities."""
+
+    spec: DeviceSpec
+    key: str
+    libs: list[Library]
+    registered: list[str]
+    missing: dict[str, str]
+    views_share_memory: bool
+
+    def destroy(self) -> None:
+        for lib in self.libs:
+            lib.destroy()
+        self.libs.clear()
+
+
+# -- probes -----------------------------------------------------------------------------------
+def _probe_views(spec: DeviceSpec, reshape: Callable[..., Any]) -> bool:
+    """Whether a write into a view of an array of the library shows in its base."""
+    try:
+        base = spec.device_array(np.zeros((2, 2)))
+        view = reshape(base, (4,), None)
+        view[0] = 1.0
+        return bool(spec.cpu(base)[0, 0] == 1.0)
+    except Exception:  # noqa: BLE001 - any failure means "no shared views"
+        return False
+
+
+def _function(spec: DeviceSpec, name: str, *alternatives: str) -> Any:
+    """A library function the shared kernels take: the spec's, the library's, the
+    namespace's (under ``name`` or an alternative), or None."""
+    found = spec.functions.get(name)
+    if found is not None:
+        return found
+    for n in (name, *alternatives):
+        for module in (spec.lib, spec.namespace):
+            fn = getattr(module, n, None)
+            if fn is not None:
+                return fn
+    return None
+
+
+# -- kernels ----------------------------------------------------------------------------------
+def _elementwise(
+    front: FrontEnd, ns: ew.Namespace, spec: DeviceSpec, missing: dict[str, str]
+) -> dict[str, Any]:
+    """Every elementwise row the library has a function for (Note [Default math]), with
+    the shared formulas where PyTorch's semantics differ from the standard's."""
+    F = Formulas(ns.lib, frompyfunc=spec.functions.get("frompyfunc"))
+    unary = {
+        "sign": F.sign, "rsqrt": F.rsqrt, "sigmoid": F.sigmoid, "relu": F.relu,
+        "silu": F.silu, "floor": F.same_if_int(getattr(ns.lib, "floor", None)),
+        "ceil": F.same_if_int(getattr(ns.lib, "ceil", None)),
+        "trunc": F.same_if_int(getattr(ns.lib, "trunc", None)), "frac": F.frac,
+    }  # fmt: skip
+    if F._erf is not None:
+        unary.update(erf=F.erf, erfc=F.erfc)
+    unary_args = {
+        "round": F.round, "gelu": F.gelu, "softplus": F.softplus, "nan_to_num": F.nan_to_num,
+    }  # fmt: skip
+    binary: dict[str, tuple[Any, bool]] = {
+        "add": (F.add, True), "sub": (F.sub, True), "rsub": (F.rsub, True),
+        "div": (F.div, True), "floor_divide": (F.floor_divide, False),
+        "remainder": (F.remainder, False), "fmod": (F.fmod, False), "pow": (F.pow, False),
+        "isclose": (F.isclose, True), "logaddexp": (F.logaddexp, False),
+    }  # fmt: skip
+    plain = {"add": operator.add, "sub": operator.sub}
+    out: dict[str, Any] = {}
+
+    def math(name: str) -> Any:
+        try:
+            return ns.math(name)
+        except LookupError as e:
+            missing[name] = str(e)
+            return None
+
+    for op in front.op_table:
+        if op.family == "unary":
+            if op.name in unary_args:
+                out[op.name] = ew.unary_args(op, unary_args[op.name], ns)
+            else:
+                fn = unary.get(op.name) or math(op.name)
+                if fn is not None:
+                    out[op.name] = ew.unary(op, fn, ns)
+            continue
+        if op.family == "ternary":
+            out.update(ternary.kernels(op, ns))
+            continue
+        if op.family != "binary":
+            continue
+        fn, extra = binary.get(op.name) or (math(op.name), False)
+        if fn is None:
+            continue
+        for text in op.schemas:
+            schema = parse_schema(text)
+            overload = schema.overload_name or "default"
+            qualname = op.name if overload == "default" else f"{op.name}.{overload}"
+            first, second = schema.arguments[0], schema.arguments[1]
+            if first.type.tensor_kind is None:
+                out[qualname] = ew.binary_reversed(op, fn, ns, overload)
+                continue
+            names = (first.name, second.name)
+            scalar = second.type.tensor_kind is None
+            if op.name == "div":
+                floor = front.op_info("floor_divide")
+                true_divide = ns.math("div")
+                out[qualname] = ew.div(op, floor, true_divide, F.div, ns, overload, scalar=scalar)
+                continue
+            kernel = ew.binary(op, fn, ns, overload, scalar=scalar, names=names, extra=extra)
+            if op.name in plain:
+                kernel = ew.binary_alpha(
+                    op, plain[op.name], kernel, ns, overload, scalar=scalar, names=names
+                )
+            out[qualname] = kernel
+    return out
+
+
+def _reductions(front: FrontEnd, ns: ew.Namespace, spec: DeviceSpec) -> dict[str, Any]:
+    """The reductions and scans, each one namespace call (or a few) per the standard."""
+    xp = spec.namespace
+
+    def one(axes: Any) -> Any:
+        return None if axes is None else axes[0]
+
+    def count(x: Any, axes: Any) -> int:
+        n = 1
+        for a in range(x.ndim) if axes is None else axes:
+            n *= x.shape[a]
+        return n
+
+    def var(x: Any, axes: Any, keepdim: bool, correction: Any) -> Any:
+        n = count(x, axes)
+        d = x - xp.mean(x, axis=axes, keepdims=True)
+        sq = xp.real(d * xp.conj(d)) if xp.isdtype(d.dtype, "complex floating") else d * d
+        return xp.sum(sq, axis=axes, keepdims=keepdim) / max(n - correction, 0)
+
+    def logsumexp(x: Any, axes: Any, keepdim: bool) -> Any:
+        if x.size == 0:
+            return xp.log(xp.sum(xp.exp(x), axis=axes, keepdims=keepdim))
+        m = xp.max(x, axis=axes, keepdims=True)
+        m = xp.where(xp.isfinite(m), m, xp.zeros_like(m))
+        out = xp.log(xp.sum(xp.exp(x - m), axis=axes, keepdims=True)) + m
+        return out if keepdim else xp.squeeze(out, axis=axes if axes is not None else None)
+
+    def norm(x: Any, axes: Any, keepdim: bool, p: Any) -> Any:
+        a = xp.abs(x)
+        if p == 2:
+            return xp.sqrt(xp.sum(a * a, axis=axes, keepdims=keepdim))
+        if p == 1:
+            return xp.sum(a, axis=axes, keepdims=keepdim)
+        if p == float("inf"):
+            return xp.max(a, axis=axes, keepdims=keepdim) if a.size else xp.sum(a, axis=axes)
+        if p == float("-inf"):
+            return xp.min(a, axis=axes, keepdims=keepdim)
+        if p == 0:
+            return xp.sum(xp.astype(a != 0, a.dtype), axis=axes, keepdims=keepdim)
+        return xp.pow(xp.sum(xp.pow(a, p), axis=axes, keepdims=keepdim), 1.0 / p)
+
+    def extreme(fn: Any) -> Any:
+        def run(x: Any, axes: Any, keepdim: bool) -> Any:
+            # An empty result (a reduction over non-empty dims of an empty tensor) is
+            # made directly: dask's chunked max has no identity for its empty chunks.
+            if x.size == 0:
+                reduced = range(x.ndim) if axes is None else [a % x.ndim for a in axes]
+                shape = [
+                    1 if d in reduced else n
+                    for d, n in enumerate(x.shape)
+                    if keepdim or d not in reduced
+                ]
+                if 0 in shape:
+                    return xp.zeros(tuple(shape), dtype=x.dtype)
+            return fn(x, axis=axes, keepdims=keepdim)
+
+        return run
+
+    cumsum = getattr(xp, "cumulative_sum", None)
+    cumprod = getattr(xp, "cumulative_prod", None) or getattr(spec.lib, "cumprod", None)
+    table: dict[str, tuple[Any, bool]] = {
+        "sum": (lambda x, axes, keepdim: xp.sum(x, axis=axes, keepdims=keepdim), True),
+        "mean": (lambda x, axes, keepdim: xp.mean(x, axis=axes, keepdims=keepdim), True),
+        "prod": (lambda x, axes, keepdim: xp.prod(x, axis=axes, keepdims=keepdim), True),
+        "amax": (extreme(xp.max), False),
+        "amin": (extreme(xp.min), False),
+        "argmax": (lambda x, axes, keepdim: xp.argmax(x, axis=one(axes), keepdims=keepdim), False),
+        "argmin": (lambda x, axes, keepdim: xp.argmin(x, axis=one(axes), keepdims=keepdim), False),
+        "all": (lambda x, axes, keepdim: xp.all(x, axis=axes, keepdims=keepdim), False),
+        "any": (lambda x, axes, keepdim: xp.any(x, axis=axes, keepdims=keepdim), False),
+        "logsumexp": (logsumexp, True),
+        "count_nonzero": (lambda x, axes, keepdim: xp.count_nonzero(x, axis=axes), False),
+        "var": (var, True),
+        "std": (lambda x, axes, keepdim, c: xp.sqrt(var(x, axes, keepdim, c)), True),
+        "norm": (norm, True),
+        "linalg_vector_norm": (norm, True),
+    }
+    if cumsum is not None:
+        table["cumsum"] = (lambda x, axis: cumsum(x, axis=axis), True)
+    if cumprod is not None:
+        table["cumprod"] = (lambda x, axis: cumprod(x, axis=axis), True)
+    out: dict[str, Any] = {}
+    for name, (fn, accumulate) in table.items():
+        out[name] = reduction.reduction(front.op_info(name), fn, ns, accumulate=accumulate)
+    for name, index in (("max", xp.argmax), ("min", xp.argmin)):
+        op = front.op_info(name)
+        out[name] = reduction.max_min_all(op, table["a" + name][0], ns)
+        out[f"{name}.dim"] = reduction.max_min_dim(op, lambda x, axis, f=index: f(x, axis=axis), ns)
+    return out
+
+
+def _reshape_fn(xp: Any, shared: bool) -> Any:
+    """``reshape(x, shape, copy)`` for the view kernels.  Where views share memory,
+    ``copy=False`` must give a view or fail (``view`` of a transposed tensor raises, as
+    in PyTorch); where they do not (dask), there is no view to insist on."""
+
+    def reshape(x: Any, shape: Any, copy: bool | None) -> Any:
+        if copy is None or (copy is False and not shared):
+            return xp.reshape(x, shape)
+        return xp.reshape(x, shape, copy=copy)
+
+    return reshape
+
+
+def _lacking(spec: DeviceSpec, what: str) -> Any:
+    """A stand-in for a library function the device lacks: the kernels that need it raise
+    (and the guard names the operator and the device)."""
+    lib = getattr(spec.lib, "__name__", repr(spec.lib))
+
+    def lacking(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f"{lib} has no {what} (give one in the device's functions={{{what!r}: ...}})"
+        )
+
+    lacking.__name__ = f"no_{what}"
+    return lacking
+
+
+def _kernels(
+    front: FrontEnd, spec: DeviceSpec, module: str, missing: dict[str, str]
+) -> tuple[dict[str, Any], bool]:
+    """Every kernel the library can run, by qualified overload name; and whether its
+    views share memory."""
+    xp, lib = spec.namespace, spec.lib
+    array_type = spec.array_types[0]
+    asarray = getattr(lib, "asarray", None) or xp.asarray
+    ns = ew.Namespace(array_type, module, front, asarray=asarray, xp=xp, lib=lib)
+    found: dict[str, Any] = {}
+
+    def function(name: str, *alternatives: str) -> Any:
+        fn = _function(spec, name, *alternatives)
+        if fn is None:
+            missing[name] = f"the library has no {name}: the operators that need it raise"
+            return _lacking(spec, name)
+        return fn
+
+    def family(name: str, build: Callable[[], dict[str, Any]]) -> None:
+        try:
+            found.update(build())
+        except (AttributeError, TypeError, LookupError) as e:  # a function missing at build
+            missing[f"<{name}>"] = f"{type(e).__name__}: {e}"
+
+    shared = _probe_views(spec, lambda x, shape, copy: xp.reshape(x, shape))
+    family("elementwise", lambda: _elementwise(front, ns, spec, missing))
+    family("reduction", lambda: _reductions(front, ns, spec))
+    products = {
+        "matmul": function("matmul"),
+        "dot": function("dot"),
+        "vdot": function("vdot"),
+        "einsum": function("einsum"),
+        "tensordot": function("tensordot"),
+    }
+    family("linalg", lambda: linalg.kernels(ns, products))
+    diagonal = spec.functions.get("diagonal")
+    as_strided = spec.functions.get("as_strided")
+    if diagonal is None and as_strided is not None:
+        diagonal = views.strided_diagonal(as_strided)
+    view_fns = {
+        "reshape": spec.functions.get("reshape") or _reshape_fn(xp, shared),
+        "broadcast_to": function("broadcast_to"),
+        # A writeable diagonal view needs strides; without them diagonal raises.
+        "diagonal": diagonal or _lacking(spec, "as_strided"),
+    }
+    family("views", lambda: ew.rename_all(views.kernels(front, view_fns), module))
+    family("mutation", lambda: ew.rename_all(variants.mutation_kernels(front, meta=False), module))
+    index_fns = {"add_at": function("add_at"), "multiply_at": function("multiply_at")}
+    family("indexing", lambda: ew.rename_all(indexing.kernels(ns, index_fns), module))
+    join_fns = {"diag": function("diag"), "concat": function("concat", "concatenate")}
+    family("joining", lambda: ew.rename_all(joining.kernels(ns, join_fns), module))
+    family("sorting", lambda: ew.rename_all(sorting.kernels(ns), module))
+    engine = _engine(spec)
+    family("nn", lambda: ew.rename_all(nn.kernels(ns, {"engine": engine}), module))
+    window = {"sliding_window_view": function("sliding_window_view")}
+    family("conv", lambda: ew.rename_all(conv.kernels(ns, window), module))
+    family("creation", lambda: creation.kernels(ns, engine))
+    found.update(variants.kernels(front, found, f"{module}.variants"))
+    return found, shared
+
+
+def _engine(spec: DeviceSpec) -> Any:
+    factory = spec.engine
+
+    def engine(front: FrontEnd, generator: Any, device: Any) -> Any:
+        if factory is None:
+            raise NotImplementedError(
+                f"random numbers: device {spec.name!r} has no random engine (its spec gives "
+                f"no engine); draw on the CPU and move the tensor with .to({spec.name!r})"
+            )
+        return creation.generator_engine(front, generator, device, spec.name, factory)
+
+    return engine
+
+
+def register(front: FrontEnd, spec: DeviceSpec, key: str) -> DeviceKernels:
+    """Build and register the kernels of plug-in device ``spec`` at ``key`` (Note
+    [Plug-in devices]); returns what was registered (``destroy()`` undoes it)."""
+    module = f"backends.common.device.{spec.name}"
+    missing: dict[str, str] = {}
+    found, shared = _kernels(front, spec, module, missing)
+    lib = Library("core", "IMPL")
+    rows = {op.name: op for op in front.op_table}
+    for qualname, kernel in found.items():
+        row = rows.get(qualname.partition(".")[0])
+        site = row.defined_at if row is not None else None
+        lib.impl(
+            qualname, device_guard.guard(front, spec, qualname, kernel, shared), key, location=site
+        )
+    return DeviceKernels(
+        spec=spec,
+        key=key,
+        libs=[lib],
+        registered=sorted(found),
+        missing=missing,
+        views_share_memory=shared,
+    )
