@@ -41,10 +41,15 @@ def _mT(x: Any) -> Any:
 # Same products, summed in the order PyTorch's are.
 def _transposed(t: Any) -> bool:
     """A matrix that is the transpose of a contiguous one (strides (1, rows))."""
-    if t.ndim != 2:
+    # The array's byte strides, not ``t.stride()`` (a tuple built in Python): this runs
+    # for every matrix product's backward.  An array without strides (Meta) is not one.
+    array = t._array
+    strides = getattr(array, "strides", None)
+    if strides is None or len(strides) != 2:
         return False
-    rows, cols = t.shape
-    return rows > 1 and cols > 1 and t.stride() == (1, rows)
+    rows, cols = array.shape
+    item = array.itemsize
+    return rows > 1 and cols > 1 and strides[0] == item and strides[1] == rows * item
 
 
 def _mat1_grad(g: Any, m1: Any, m2: Any) -> Any:
