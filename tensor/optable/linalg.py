@@ -285,11 +285,56 @@ _CPU_FP32 = {
 }  # fmt: skip
 
 
+def _mH(x: Any) -> Any:  # noqa: N802
+    """The conjugate transpose of the last two dims (the transpose for real dtypes)."""
+    t = _mT(x)
+    return core.conj(t) if x.dtype.is_complex else t
+
+
+@_grad.saves("result")
+def _inv(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    # d(A^-1) = -A^-1 dA A^-1, so dL/dA = -A^-H g A^-H
+    h = _mH(out)
+    return (-core.matmul(core.matmul(h, g), h),)
+
+
+@_grad.saves("A", "result")
+def _det(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    # d det(A) = det(A) tr(A^-1 dA), so dL/dA = conj(g det(A)) A^-H, for invertible A
+    A = a["A"]  # noqa: N806
+    scale = g * out
+    scale = core.conj(scale) if A.dtype.is_complex else scale
+    inv_h = _mH(core.linalg_inv(A))
+    return (core.unsqueeze(core.unsqueeze(scale, -1), -1) * inv_h,)
+
+
+@_grad.saves("A", "result")
+def _solve(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    # X = A^-1 B: dL/dB = A^-H g, dL/dA = -dL/dB X^H (left=True; vectors as columns)
+    A, B = a["A"], a["B"]  # noqa: N806
+    if not a.get("left", True):
+        raise NotImplementedError("linalg.solve: no derivative formula for left=False yet")
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    g2 = core.unsqueeze(g, -1) if vector else g
+    x2 = core.unsqueeze(out, -1) if vector else out
+    gb = core.linalg_solve(_mH(A), g2)
+    ga = -core.matmul(gb, _mH(x2))
+    gb = core.squeeze.dim(gb, -1) if vector else gb
+    return (
+        _grad.grad_for(ga, A) if needs(A) else None,
+        _grad.grad_for(gb, B) if needs(B) else None,
+    )
+
+
+_FORMULAS = {"linalg_inv": _inv, "linalg_det": _det, "linalg_solve": _solve}
+
+
 def _decomposition(
     name: str, schema: str, dtypes: frozenset[dtype] = _LAPACK, **kw: object
 ) -> OpInfo:
     if name in _CPU_FP32:
         kw["autocast"] = {"cpu": "fp32"}
+    kw.setdefault("grad", _FORMULAS.get(name, _NO_FORMULA))
     return OpInfo(
         name,
         (schema,),
@@ -299,7 +344,6 @@ def _decomposition(
         function=name.replace("_", ".", 1),
         method=False,
         out=False,
-        grad=_NO_FORMULA,
         **kw,  # type: ignore[arg-type]
     )
 
