@@ -200,9 +200,16 @@ class OpNode(Node):
     def bound(self) -> dict[str, Any] | None:
         """The call bound to the schema (defaults filled), as the formula reads it."""
         bound = self._bound
-        if bound is None and self._args is not None:
-            bound = self._bound = self.op.schema.bind_trusted(self._args, self._kwargs or {})
-            self._args = self._kwargs = None
+        if bound is None:
+            # Threads may ask at once (two backward passes through a retained graph): the
+            # winner writes _bound before it clears the call, so a snapshot of the call
+            # taken while _bound is still None is whole (Note [Recording cost]).
+            args, kwargs = self._args, self._kwargs
+            bound = self._bound
+            if bound is None and args is not None:
+                bound = self.op.schema.bind_trusted(args, kwargs or {})
+                self._bound = bound
+                self._args = self._kwargs = None
         return bound
 
     @bound.setter
