@@ -260,45 +260,11 @@ def _elementwise(
 
 
 def _reductions(front: FrontEnd, ns: ew.Namespace, spec: DeviceSpec) -> dict[str, Any]:
-    """The reductions and scans, each one namespace call (or a few) per the standard."""
+    """The reductions and scans: the family's one loop and default math (Note [Default
+    reduction math] in ``backends.common.reduction``), with two overrides: amax/amin
+    make an empty result directly, and a namespace without the standard's scans uses
+    the library's ``cumprod`` or leaves the scan out (its operators then raise)."""
     xp = spec.namespace
-
-    def one(axes: Any) -> Any:
-        return None if axes is None else axes[0]
-
-    def count(x: Any, axes: Any) -> int:
-        n = 1
-        for a in range(x.ndim) if axes is None else axes:
-            n *= x.shape[a]
-        return n
-
-    def var(x: Any, axes: Any, keepdim: bool, correction: Any) -> Any:
-        n = count(x, axes)
-        d = x - xp.mean(x, axis=axes, keepdims=True)
-        sq = xp.real(d * xp.conj(d)) if xp.isdtype(d.dtype, "complex floating") else d * d
-        return xp.sum(sq, axis=axes, keepdims=keepdim) / max(n - correction, 0)
-
-    def logsumexp(x: Any, axes: Any, keepdim: bool) -> Any:
-        if x.size == 0:
-            return xp.log(xp.sum(xp.exp(x), axis=axes, keepdims=keepdim))
-        m = xp.max(x, axis=axes, keepdims=True)
-        m = xp.where(xp.isfinite(m), m, xp.zeros_like(m))
-        out = xp.log(xp.sum(xp.exp(x - m), axis=axes, keepdims=True)) + m
-        return out if keepdim else xp.squeeze(out, axis=axes if axes is not None else None)
-
-    def norm(x: Any, axes: Any, keepdim: bool, p: Any) -> Any:
-        a = xp.abs(x)
-        if p == 2:
-            return xp.sqrt(xp.sum(a * a, axis=axes, keepdims=keepdim))
-        if p == 1:
-            return xp.sum(a, axis=axes, keepdims=keepdim)
-        if p == float("inf"):
-            return xp.max(a, axis=axes, keepdims=keepdim) if a.size else xp.sum(a, axis=axes)
-        if p == float("-inf"):
-            return xp.min(a, axis=axes, keepdims=keepdim)
-        if p == 0:
-            return xp.sum(xp.astype(a != 0, a.dtype), axis=axes, keepdims=keepdim)
-        return xp.pow(xp.sum(xp.pow(a, p), axis=axes, keepdims=keepdim), 1.0 / p)
 
     def extreme(fn: Any) -> Any:
         def run(x: Any, axes: Any, keepdim: bool) -> Any:
@@ -317,36 +283,14 @@ def _reductions(front: FrontEnd, ns: ew.Namespace, spec: DeviceSpec) -> dict[str
 
         return run
 
-    cumsum = getattr(xp, "cumulative_sum", None)
-    cumprod = getattr(xp, "cumulative_prod", None) or getattr(spec.lib, "cumprod", None)
-    table: dict[str, tuple[Any, bool]] = {
-        "sum": (lambda x, axes, keepdim: xp.sum(x, axis=axes, keepdims=keepdim), True),
-        "mean": (lambda x, axes, keepdim: xp.mean(x, axis=axes, keepdims=keepdim), True),
-        "prod": (lambda x, axes, keepdim: xp.prod(x, axis=axes, keepdims=keepdim), True),
-        "amax": (extreme(xp.max), False),
-        "amin": (extreme(xp.min), False),
-        "argmax": (lambda x, axes, keepdim: xp.argmax(x, axis=one(axes), keepdims=keepdim), False),
-        "argmin": (lambda x, axes, keepdim: xp.argmin(x, axis=one(axes), keepdims=keepdim), False),
-        "all": (lambda x, axes, keepdim: xp.all(x, axis=axes, keepdims=keepdim), False),
-        "any": (lambda x, axes, keepdim: xp.any(x, axis=axes, keepdims=keepdim), False),
-        "logsumexp": (logsumexp, True),
-        "count_nonzero": (lambda x, axes, keepdim: xp.count_nonzero(x, axis=axes), False),
-        "var": (var, True),
-        "std": (lambda x, axes, keepdim, c: xp.sqrt(var(x, axes, keepdim, c)), True),
-        "norm": (norm, True),
-        "linalg_vector_norm": (norm, True),
-    }
-    if cumsum is not None:
-        table["cumsum"] = (lambda x, axis: cumsum(x, axis=axis), True)
-    if cumprod is not None:
-        table["cumprod"] = (lambda x, axis: cumprod(x, axis=axis), True)
-    out: dict[str, Any] = {}
-    for name, (fn, accumulate) in table.items():
-        out[name] = reduction.reduction(front.op_info(name), fn, ns, accumulate=accumulate)
-    for name, index in (("max", xp.argmax), ("min", xp.argmin)):
-        op = front.op_info(name)
-        out[name] = reduction.max_min_all(op, table["a" + name][0], ns)
-        out[f"{name}.dim"] = reduction.max_min_dim(op, lambda x, axis, f=index: f(x, axis=axis), ns)
+    overrides: dict[str, Any] = {"amax": extreme(xp.max), "amin": extreme(xp.min)}
+    cumprod = getattr(spec.lib, "cumprod", None)
+    if getattr(xp, "cumulative_prod", None) is None and cumprod is not None:
+        overrides["cumprod"] = lambda x, axis: cumprod(x, axis=axis)
+    out = reduction.kernels(front, ns, overrides)
+    for name, std in (("cumsum", "cumulative_sum"), ("cumprod", "cumulative_prod")):
+        if name not in overrides and getattr(xp, std, None) is None:
+            del out[name]
     return out
 
 

@@ -467,7 +467,7 @@ def composed_math(fns: dict[str, Any], ns: Namespace) -> dict[str, Callable[...,
         if x.size == 0:
             return xp.log(sum_(xp.exp(x), axes, keepdim))
         m = amax(x, axes, True)
-        m = xp.where(xp.isfinite(m), m, 0)
+        m = xp.where(xp.isfinite(m), m, xp.zeros_like(m))
         out = xp.log(sum_(xp.exp(x - m), axes, True)) + m
         if keepdim:
             return out
