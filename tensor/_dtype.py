@@ -2,7 +2,9 @@
 
 Imports: NumPy and ml_dtypes (for bfloat16) only.
 
-Each ``dtype`` knows its NumPy dtype (``numpy_dtype``), its size, and its kind;
+Each ``dtype`` knows its NumPy dtype (``numpy_dtype``), its size, its category (the
+int the kernels compare) and NumPy's kind letter (``kind``, what the Array API's
+consumers read);
 ``from_numpy`` maps a NumPy (or CuPy, which shares NumPy's dtypes) dtype back to
 ours with one dict lookup.  The default dtype is process-wide, as in PyTorch.
 """
@@ -37,8 +39,20 @@ __all__ = [
     "uint8",
 ]
 
-# Kinds, in PyTorch's category order: bool < integer < floating < complex.
+# Categories, in PyTorch's order: bool < integer < floating < complex (``dtype.category``).
 BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
+
+# Note [dtype.kind is NumPy's letter]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Libraries on the Array API path read ``x.dtype.kind`` when the dtype has it and expect
+# NumPy's letter: scikit-learn's ``check_array(dtype="numeric")`` refuses
+# ``X.dtype.kind in "USV"`` (strings, bytes, void), and with an int there it raised
+# TypeError (issue #18: LDA's and Ridge's ``predict``).  So ``kind`` is NumPy's letter
+# ("b", "u", "i", "f", "c"), and the ordered int the kernels compare
+# (``cdt.category <= INT``) is ``category``.  bfloat16 says "f": ml_dtypes' NumPy dtype
+# reports "V" (a void-like extension type), which consumers take for a non-numeric
+# dtype.  Both are plain slots, as cheap to read as any attribute.
+_KIND_LETTERS = {BOOL: "b", INT: "i", FLOAT: "f", COMPLEX: "c"}
 
 
 class dtype:  # noqa: N801 - PyTorch's spelling (tt.dtype, like torch.dtype)
@@ -49,10 +63,17 @@ class dtype:  # noqa: N801 - PyTorch's spelling (tt.dtype, like torch.dtype)
     (True, 4)
     >>> tt.int64
     tensor.int64
+    >>> tt.uint8.kind, tt.bfloat16.kind, tt.bfloat16.category == tt.float32.category
+    ('u', 'f', True)
+
+    ``category`` is the ordered int (``BOOL < INT < FLOAT < COMPLEX``) that promotion and
+    the kernels compare; ``kind`` is NumPy's kind letter, "f" for bfloat16 too (Note
+    [dtype.kind is NumPy's letter]).
     """
 
     __slots__ = (
         "_np",
+        "category",
         "is_complex",
         "is_floating_point",
         "is_signed",
@@ -62,14 +83,17 @@ class dtype:  # noqa: N801 - PyTorch's spelling (tt.dtype, like torch.dtype)
         "numpy_dtype",
     )
 
-    def __init__(self, name: str, np_dtype: Any, kind: int) -> None:
+    def __init__(self, name: str, np_dtype: Any, category: int) -> None:
         self.name = name
         self.numpy_dtype: np.dtype[Any] = np.dtype(np_dtype)
         self._np = self.numpy_dtype.type  # scalar type, what NumPy functions accept fastest
-        self.kind = kind
+        self.category = category
+        # NumPy's letter; bfloat16's NumPy dtype says "V", so it comes from the category.
+        kind = self.numpy_dtype.kind
+        self.kind = "u" if kind == "u" else _KIND_LETTERS[category]
         self.itemsize = self.numpy_dtype.itemsize
-        self.is_floating_point = kind == FLOAT
-        self.is_complex = kind == COMPLEX
+        self.is_floating_point = category == FLOAT
+        self.is_complex = category == COMPLEX
         self.is_signed = name not in ("bool", "uint8")
 
     def to_real(self) -> dtype:
@@ -78,9 +102,9 @@ class dtype:  # noqa: N801 - PyTorch's spelling (tt.dtype, like torch.dtype)
 
     def to_complex(self) -> dtype:
         """The complex dtype with this float's precision (``float64`` → ``complex128``)."""
-        if self.kind == COMPLEX:
+        if self.category == COMPLEX:
             return self
-        if self.kind != FLOAT:
+        if self.category != FLOAT:
             raise TypeError(f"to_complex() needs a floating point dtype, got {self}")
         return _TO_COMPLEX[self]
 
@@ -210,7 +234,7 @@ def set_default_dtype(d: dtype) -> None:
     >>> tt.set_default_dtype(tt.float32)
     """
     d = to_dtype(d, op="set_default_dtype", arg="d")
-    if d.kind != FLOAT:
+    if d.category != FLOAT:
         raise TypeError(
             f"set_default_dtype(): only floating-point types are supported as the default "
             f"type, got {d}"

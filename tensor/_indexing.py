@@ -65,7 +65,7 @@ def _items(self: Tensor, key: Any) -> list[Any]:
         if k is None or k is Ellipsis or type(k) is slice or type(k) is int:
             items.append(k)
         elif isinstance(k, Tensor):
-            if k._dtype.kind == _dtype.INT and not k._array.ndim and k._device.type != "meta":
+            if k._dtype.category == _dtype.INT and not k._array.ndim and k._device.type != "meta":
                 items.append(k.__index__())  # a 0-d integer tensor acts as an int
             else:
                 items.append(k)
@@ -100,7 +100,7 @@ def _apply(self: Tensor, key: Any) -> tuple[Tensor, list[Any], list[int]]:
         if k is Ellipsis:
             ellipses += 1
         elif k is not None:
-            consumed += k._array.ndim if isinstance(k, Tensor) and k._dtype.kind == 0 else 1
+            consumed += k._array.ndim if isinstance(k, Tensor) and k._dtype.category == 0 else 1
     if ellipses > 1:
         raise IndexError("__getitem__(): an index can only have a single ellipsis ('...')")
     if consumed > ndim:
@@ -139,7 +139,7 @@ def _apply(self: Tensor, key: Any) -> tuple[Tensor, list[Any], list[int]]:
         else:
             advanced.extend([None] * (dim - covered))
             advanced.append(k)
-            width = k._array.ndim if k._dtype.kind == 0 else 1
+            width = k._array.ndim if k._dtype.category == 0 else 1
             dim += width
             covered = dim
     return result, advanced, flips
@@ -167,7 +167,7 @@ def getitem(self: Tensor, key: Any) -> Tensor:
     """
     if type(key) is int:  # the commonest index: one select
         return _select(self, 0, key)  # type: ignore[no-any-return]
-    if isinstance(key, Tensor) and (key._dtype.kind == 0 or key._array.ndim):
+    if isinstance(key, Tensor) and (key._dtype.category == 0 or key._array.ndim):
         return _index(self, [key])  # type: ignore[no-any-return]  # x[mask], x[idx]
     result, advanced, flips = _apply(self, key)
     if flips:

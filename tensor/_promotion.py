@@ -40,7 +40,7 @@ _FLOAT_ORDER = {_dtype.float16: 1, _dtype.bfloat16: 1, _dtype.float32: 2, _dtype
 def _promote(a: dtype, b: dtype) -> dtype:
     if a is b:
         return a
-    ka, kb = a.kind, b.kind
+    ka, kb = a.category, b.category
     if ka < kb:
         a, b, ka, kb = b, a, kb, ka  # a is now the higher category
     if kb == BOOL:
@@ -110,13 +110,13 @@ def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
         return lower
     if lower is None:
         return higher
-    if higher.kind == COMPLEX:
+    if higher.category == COMPLEX:
         return higher
-    if lower.kind == COMPLEX:
-        return higher.to_complex() if higher.kind == FLOAT else lower
-    if higher.kind == FLOAT:
+    if lower.category == COMPLEX:
+        return higher.to_complex() if higher.category == FLOAT else lower
+    if higher.category == FLOAT:
         return higher
-    if higher.kind == BOOL or lower.kind == FLOAT:
+    if higher.category == BOOL or lower.category == FLOAT:
         return _TABLE[higher, lower]
     return higher
 
@@ -156,9 +156,9 @@ def result_type(*operands: Any) -> dtype:
 
 def _wrapped_dtype(d: dtype) -> dtype:
     # A wrapped number keeps only its category (c10 update_result_type_state).
-    if d.kind == FLOAT:
+    if d.category == FLOAT:
         return _dtype._Defaults.float_dtype
-    if d.kind == COMPLEX:
+    if d.category == COMPLEX:
         return _dtype._Defaults.complex_dtype
     return d
 
@@ -170,7 +170,7 @@ def can_cast(from_: dtype, to: dtype) -> bool:
     >>> tt.can_cast(tt.float64, tt.int32), tt.can_cast(tt.int32, tt.float16)
     (False, True)
     """
-    return _dtype.to_dtype(from_, arg="from_").kind <= _dtype.to_dtype(to, arg="to").kind
+    return _dtype.to_dtype(from_, arg="from_").category <= _dtype.to_dtype(to, arg="to").category
 
 
 # INT is re-exported for callers that test categories.

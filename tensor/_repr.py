@@ -146,7 +146,7 @@ def _data_str(a: np.ndarray, dt: _dtype.dtype, indent: int) -> str:
         f1 = _Formatter(shown.real, True)
         f2 = _Formatter(shown.imag, True)
         return _nested(a, indent, summarize, f1, f2)
-    return _nested(a, indent, summarize, _Formatter(shown, dt.kind == _dtype.FLOAT), None)
+    return _nested(a, indent, summarize, _Formatter(shown, dt.category == _dtype.FLOAT), None)
 
 
 def _default_dtypes() -> tuple[_dtype.dtype, ...]:

@@ -139,9 +139,9 @@ class iinfo:  # noqa: N801
     dtype: str
 
     def __init__(self, type: Any) -> None:  # noqa: A002
-        if not isinstance(type, _dtype_type) or type.kind not in (_dtype.BOOL, _dtype.INT):
+        if not isinstance(type, _dtype_type) or type.category not in (_dtype.BOOL, _dtype.INT):
             raise TypeError(f"iinfo(): expected an integer dtype, got {type!r}")
-        info = np.iinfo(type.numpy_dtype) if type.kind == _dtype.INT else None
+        info = np.iinfo(type.numpy_dtype) if type.category == _dtype.INT else None
         object.__setattr__(self, "bits", 8 * type.itemsize)
         object.__setattr__(self, "max", int(info.max) if info else 1)
         object.__setattr__(self, "min", int(info.min) if info else 0)

@@ -194,7 +194,7 @@ class Tensor(TensorConversions):
                 "a computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach()."
             )
-        if value and self._dtype.kind < _dtype.FLOAT:
+        if value and self._dtype.category < _dtype.FLOAT:
             raise RuntimeError(
                 f"only Tensors of floating point and complex dtype can require gradients "
                 f"(this tensor is {self._dtype}); convert it first, e.g. x.float()"
@@ -369,7 +369,7 @@ class Tensor(TensorConversions):
     def data(self, new: Tensor) -> None:
         if not isinstance(new, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
-        if self.requires_grad and new._dtype.kind < _dtype.FLOAT:
+        if self.requires_grad and new._dtype.category < _dtype.FLOAT:
             raise RuntimeError(
                 f"data set to a tensor that requires gradients must be floating point or complex "
                 f"dtype (got {new._dtype}); convert it first, e.g. new.float()"
@@ -411,7 +411,7 @@ class Tensor(TensorConversions):
 
     def __pos__(self) -> Tensor:
         """``+x``: PyTorch's ``positive`` (the tensor itself; bool tensors are refused)."""
-        if self._dtype.kind == 0:
+        if self._dtype.category == 0:
             raise TypeError("unary +: bool tensors are not supported, use a numeric dtype")
         return self
 

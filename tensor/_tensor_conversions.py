@@ -171,7 +171,7 @@ class TensorConversions:
         return complex(self._scalar("complex()"))
 
     def __index__(self) -> int:
-        if self._dtype.kind > _dtype.INT:
+        if self._dtype.category > _dtype.INT:
             raise TypeError(
                 f"only integer tensors of a single element can be converted to an index "
                 f"(this one is {self._dtype})"

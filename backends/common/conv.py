@@ -196,7 +196,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     def _compute(a: Any, dt: Any) -> Any:
         if dt in half:
             return a.astype("float32")
-        if dt.kind == 1:  # integers accumulate in int64 and wrap when cast back, as in C
+        if dt.category == 1:  # integers accumulate in int64 and wrap when cast back, as in C
             return a.astype("int64")
         return a
 
@@ -310,7 +310,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 else:
                     div.append(xp.minimum(end, size) - xp.maximum(start, 0))
             out = sums / (xp.reshape(div[0], (-1, 1)) * xp.reshape(div[1], (1, -1)))
-        if dt.kind == 1:  # integer pools divide with truncation, as C does
+        if dt.category == 1:  # integer pools divide with truncation, as C does
             out = xp.trunc(out)
         return make(out.astype(dt.numpy_dtype, copy=False), dt, dev)
 

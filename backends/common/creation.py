@@ -77,7 +77,7 @@ def factory_dtype(front: FrontEnd, op: Any, dtype: Any, values: Sequence[Any] = 
         dt = front.int64
         for v in values:
             k = _number_dtype(front, v)
-            if k.kind >= 2:
+            if k.category >= 2:
                 dt = front.get_default_dtype()
     elif op.name == "randint":
         dt = front.int64
@@ -133,10 +133,10 @@ def check_randint(dt: Any, low: int, high: int) -> None:
         raise RuntimeError(
             f"randint(): random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
-    if dt.kind <= 1:
+    if dt.category <= 1:
         lo_lim, hi_lim = (
             (0, 1)
-            if dt.kind == 0  # bool
+            if dt.category == 0  # bool
             else (int(np.iinfo(dt.numpy_dtype).min), int(np.iinfo(dt.numpy_dtype).max))
         )
         if low < lo_lim:
@@ -171,7 +171,7 @@ def plan_normal(
         dt, shape = std._dtype, tuple(std._array.shape)
     else:
         return size_of("normal", size), None
-    if dt.kind < 2:
+    if dt.category < 2:
         raise errors.unsupported_dtype("normal", dt, "mean" if mt else "std")
     return shape, dt
 
@@ -216,10 +216,10 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
         shape = size_of("full", size)
         # Note [Numbers that overflow]; PyTorch fills one element without the check for
         # floating dtypes (as fill_ does).
-        if dt.kind == 1 or math.prod(shape) != 1:
+        if dt.category == 1 or math.prod(shape) != 1:
             check_fits("full", fill_value, dt, "fill_value")
         fill_value = wrapped(fill_value, dt)  # unsigned: -1 wraps to 255, as PyTorch
-        arr = xp.full(shape, fill_value if dt.kind else bool(fill_value), dtype=dt.numpy_dtype)
+        arr = xp.full(shape, fill_value if dt.category else bool(fill_value), dtype=dt.numpy_dtype)
         return make(arr, dt, _dev(front, device))
 
     out["full"] = rename(full, "full", ns)
@@ -252,7 +252,7 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
                 f"arange(): Storage size calculation overflowed with sizes=[{n}] (from "
                 f"start={start}, end={end}, step={step})"
             )
-        if dt.kind <= 1:
+        if dt.category <= 1:
             # Integer results: PyTorch casts start and step to the dtype (truncating) after
             # sizing the result (arange_length), so a step that truncates to 0 repeats
             # ``start`` (int64 refuses it there).
@@ -277,7 +277,7 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
             step = (e - s) / (steps - 1)
             half = steps // 2
             arr = xp.where(idx < half, s + step * idx, e - step * (steps - 1 - idx))
-        if dt.kind <= 1:
+        if dt.category <= 1:
             arr = xp.trunc(arr.real) if hasattr(arr, "real") else xp.trunc(arr)
         return make(finish(arr, dt), dt, _dev(front, device))
 

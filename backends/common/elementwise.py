@@ -48,7 +48,7 @@ __all__ = [
     "unary_args",
 ]
 
-# A Python number's category (bool < int < float < complex), as dtype.kind numbers it.
+# A Python number's category (bool < int < float < complex), as dtype.category numbers it.
 _NUMBER_KIND = {bool: 0, int: 1, float: 2, complex: 3}
 
 
@@ -414,7 +414,7 @@ def _scalar_kernel(
         odt = (
             direct.get(dt)
             if kind is not None
-            and kind <= dt.kind
+            and kind <= dt.category
             and (kind or bool_operands)
             and fastpaths.ENABLED
             else None

@@ -28,24 +28,24 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 # -- argument checks: shared with the Meta kernels, which must reject the same calls ----------
 def check_alpha(op: str, cdt: Any, alpha: Any) -> None:
     """PyTorch's rules for ``alpha`` of add/sub/rsub, given the compute dtype."""
-    if cdt.kind <= 1 and isinstance(alpha, float):  # bool or integer result
+    if cdt.category <= 1 and isinstance(alpha, float):  # bool or integer result
         raise RuntimeError(
             f"{op}(): For integral input tensors, argument alpha must not be a floating point "
             f"number (got alpha={alpha!r})"
         )
-    if isinstance(alpha, bool) and cdt.kind != 0:
+    if isinstance(alpha, bool) and cdt.category != 0:
         raise RuntimeError(
             f"{op}(): Boolean alpha only supported for Boolean results (argument 'alpha' is "
             f"{alpha!r}, the result is {cdt.name})."
         )
-    if cdt.kind < 3 and isinstance(alpha, complex):
+    if cdt.category < 3 and isinstance(alpha, complex):
         raise RuntimeError(
             f"{op}(): For non-complex input tensors, argument alpha must not be a complex number."
         )
 
 
 def check_round(cdt: Any, decimals: int = 0) -> None:
-    if cdt.kind <= 1 and decimals != 0:
+    if cdt.category <= 1 and decimals != 0:
         raise NotImplementedError(
             f"\"round\" with decimals={decimals} not implemented for '{cdt.name}' (argument "
             f"'self'); convert to a floating point dtype first"
@@ -253,7 +253,7 @@ class Formulas:
         check_alpha(op, cdt, alpha)
         if alpha is True or (alpha == 1 and not isinstance(alpha, float)):
             return y
-        if cdt.kind == 0:  # bool results: alpha is True/False (or 1/0)
+        if cdt.category == 0:  # bool results: alpha is True/False (or 1/0)
             return y if alpha else self.xp.zeros_like(y)
         return self.xp.multiply(y, alpha)
 
@@ -266,7 +266,7 @@ class Formulas:
             return xp.floor_divide(x, y)
         check_rounding_mode(rounding_mode)
         self._check_divisor("div", x, y)
-        if cdt.kind <= 1:
+        if cdt.category <= 1:
             q = xp.floor_divide(x, y)
             fix = (xp.remainder(x, y) != 0) & ((x < 0) != (xp.asarray(y) < 0))
             return q + fix.astype(q.dtype)
@@ -282,12 +282,12 @@ class Formulas:
         equal_nan: bool = False,
     ) -> Any:
         xp = self.xp
-        if cdt.kind == 0:
+        if cdt.category == 0:
             return xp.equal(x, y)
-        if cdt.kind == 1:
+        if cdt.category == 1:
             x, y = x.astype("float64"), xp.asarray(y).astype("float64")
         close = xp.equal(x, y) | (xp.abs(x - y) <= atol + rtol * xp.abs(y))
-        if cdt.kind >= 2:
+        if cdt.category >= 2:
             close = close & xp.isfinite(x - y) | xp.equal(x, y)
             if equal_nan:
                 close = close | (xp.isnan(x) & xp.isnan(y))

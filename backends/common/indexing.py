@@ -68,7 +68,7 @@ def _index_list(front: FrontEnd, op: str, self: Any, indices: Any) -> list[Any]:
                 f"{op}(): tensors used as indices must be long, int, byte or bool tensors "
                 f"(indices[{i}] is {ix._dtype.name})"
             )
-        if ix._dtype.kind == 0 or ix._dtype is front.uint8:  # a mask covers mask.ndim dims
+        if ix._dtype.category == 0 or ix._dtype is front.uint8:  # a mask covers mask.ndim dims
             mshape = tuple(ix._array.shape)
             for j, n in enumerate(mshape):
                 if used + j >= len(shape) or shape[used + j] != n:
@@ -150,7 +150,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         indices = _index_list(front, "index", self, indices)
         dt, dev = self._dtype, self._device
         if meta:
-            if any(ix is not None and ix._dtype.kind == 0 for ix in indices):
+            if any(ix is not None and ix._dtype.category == 0 for ix in indices):
                 raise _data_dependent("index")
             shape = advanced_shape(
                 tuple(self._array.shape),
@@ -303,7 +303,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                     f"masked_fill_(): masked_fill_ only supports a 0-dimensional value tensor, "
                     f"but got tensor with {value._array.ndim} dimension(s)."
                 )
-            if value._dtype.kind > self._dtype.kind:
+            if value._dtype.category > self._dtype.category:
                 raise errors.cannot_cast("masked_fill_", value._dtype, self._dtype)
         else:
             check_fits("masked_fill_", value, self._dtype, "value")  # Note [Numbers that overflow]

@@ -145,7 +145,7 @@ def result_einsum(
             if rhs or "->" in equation
             else {c for c in labels if lhs.count(c) == 1}
         )
-        if labels - kept and dt.kind <= 1:
+        if labels - kept and dt.category <= 1:
             return shape, front.int64, front.int64, dev
         return shape, dt, dt, dev
     if dt is front.bool:

@@ -36,7 +36,7 @@ def _limits(dt: Any) -> tuple[float, float]:
     lim = _LIMITS.get(dt)
     if lim is None:
         np_dt = dt.to_real().numpy_dtype if dt.is_complex else dt.numpy_dtype
-        if dt.kind == 1:
+        if dt.category == 1:
             info = np.iinfo(np_dt)
             lo = -int(info.max) if info.min == 0 else int(info.min)
             lim = (lo, int(info.max))
@@ -49,7 +49,7 @@ def _limits(dt: Any) -> tuple[float, float]:
 
 def overflows(value: Any, dt: Any) -> bool:
     """Whether PyTorch refuses to store ``value`` (a Python number) in dtype ``dt``."""
-    if type(value) is bool or dt.kind == 0:  # bool
+    if type(value) is bool or dt.category == 0:  # bool
         return False
     if isinstance(value, complex):
         if not dt.is_complex:
@@ -61,8 +61,8 @@ def overflows(value: Any, dt: Any) -> bool:
     lo, hi = _limits(dt)
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
-            return dt.kind == 1
-        if dt.kind == 1 and dt.numpy_dtype.kind == "u":
+            return dt.category == 1
+        if dt.category == 1 and dt.numpy_dtype.kind == "u":
             lo = 0  # a float into an unsigned dtype: no wrapping (c10: f < lowest())
     return not lo <= value <= hi
 
@@ -83,6 +83,6 @@ def wrapped(value: Any, dt: Any) -> Any:
     into a real dtype is its real part; anything else unchanged."""
     if type(value) is complex and not dt.is_complex:
         return value.real
-    if type(value) is int and value < 0 and dt.kind == 1 and dt.numpy_dtype.kind == "u":
+    if type(value) is int and value < 0 and dt.category == 1 and dt.numpy_dtype.kind == "u":
         return value % (1 << (8 * dt.itemsize))
     return value

@@ -241,7 +241,7 @@ def _p_norm(op: Any, fn: Any, ns: Namespace, accumulate: bool) -> Callable[..., 
         cdt, odt = pl.cdt, pl.odt
         if dtype is not None:
             cdt = _to_dtype(front, op.name, dtype)
-            if cdt.kind < 2:
+            if cdt.category < 2:
                 raise RuntimeError(
                     f"{op.name}(): the dtype argument must be a floating point or complex dtype, "
                     f"got {cdt.name}"

@@ -22,7 +22,7 @@ __all__ = ["kernels"]
 
 def _check(op: Any, self: Any) -> None:
     if self._dtype not in op.result_dtypes:
-        if op.name == "topk" and self._dtype.kind == 0:  # bool
+        if op.name == "topk" and self._dtype.category == 0:  # bool
             raise NotImplementedError("topk(): topk does not support bool dtypes on CPU")
         raise errors.unsupported_dtype(op.name, self._dtype)
 

@@ -118,8 +118,8 @@ def _addc_result(
         name == "addcdiv"
         and isinstance(t1, front.Tensor)
         and isinstance(t2, front.Tensor)
-        and t1._dtype.kind <= 1
-        and t2._dtype.kind <= 1
+        and t1._dtype.category <= 1
+        and t2._dtype.category <= 1
     ):
         raise RuntimeError(f"addcdiv(): {_ADDCDIV_INTEGER}")
     dt = front.result_type(x, t1, t2)
@@ -163,7 +163,7 @@ def _direct_dtypes(op: Any, half: frozenset[Any]) -> frozenset[Any]:
     return frozenset(
         d
         for d, (c, o) in op.result_dtypes.items()
-        if c is d and o is d and d not in half and d.kind >= 2
+        if c is d and o is d and d not in half and d.category >= 2
     )
 
 
@@ -206,7 +206,7 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                             kind = _NUMBER_KIND.get(type(other))
                             if (
                                 kind is not None
-                                and kind <= dt.kind
+                                and kind <= dt.category
                                 and (dt in half or not overflows(other, dt))
                             ):
                                 out = where_fn(c, a, other)

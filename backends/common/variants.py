@@ -127,7 +127,7 @@ def _direct_inplace(
             if not kwargs or (
                 type(kwargs.get("alpha")) is int and kwargs["alpha"] == 1 and len(kwargs) == 1
             ):
-                if dt.kind >= min_kind:
+                if dt.category >= min_kind:
                     a = self._array
                     try:
                         result = fn(a, other._array)
@@ -301,7 +301,7 @@ def mutation_kernels(front: FrontEnd, meta: bool) -> dict[str, Any]:
                 return self
             value = value.item()
         # Note [Numbers that overflow]; PyTorch skips the check for floats into one element.
-        if self._dtype.kind == 1 or self._array.size != 1:
+        if self._dtype.category == 1 or self._array.size != 1:
             check_fits("fill_", value, self._dtype, "value")
         if not meta:
             assign(front, "fill_", self._array, wrapped(value, self._dtype))

@@ -438,7 +438,7 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
             saved = None if spec is None else _saved_tensors(spec, bound, out)
             node = OpNode(op, formula, bound, out, inputs, saved, keep_out=keep_out or dt is None)
         if dt is not None:
-            if dt.kind >= _FLOAT_KIND:
+            if dt.category >= _FLOAT_KIND:
                 out.grad_fn = node
                 if out._output_nr:  # 0 by default (Note [Tensor fields])
                     out._output_nr = 0

@@ -30,7 +30,7 @@ def _is_differentiable(t: Any) -> bool:
     """A tensor whose dtype can carry gradients (floating point or complex)."""
     if getattr(t, "_dispatch_bits", None) is None:
         return False
-    return t._dtype.kind >= _FLOAT_KIND  # type: ignore[no-any-return]
+    return t._dtype.category >= _FLOAT_KIND  # type: ignore[no-any-return]
 
 
 def _outputs(out: Any) -> tuple[Any, ...]:

@@ -51,9 +51,9 @@ Rule = Callable[[dtype], tuple[dtype, dtype]]
 # -- dtype sets ------------------------------------------------------------------------------
 ALL = frozenset(_dtype.DTYPES)
 BOOLS = frozenset({_dtype.bool})
-INTS = frozenset(d for d in ALL if d.kind == INT)
-FLOATS = frozenset(d for d in ALL if d.kind == FLOAT)
-COMPLEXES = frozenset(d for d in ALL if d.kind == COMPLEX)
+INTS = frozenset(d for d in ALL if d.category == INT)
+FLOATS = frozenset(d for d in ALL if d.category == FLOAT)
+COMPLEXES = frozenset(d for d in ALL if d.category == COMPLEX)
 REAL = ALL - COMPLEXES
 NO_BOOL = ALL - BOOLS
 REAL_NO_BOOL = REAL - BOOLS
@@ -68,7 +68,7 @@ def same(d: dtype) -> tuple[dtype, dtype]:
 
 def to_float(d: dtype) -> tuple[dtype, dtype]:
     """Integers and bool compute in the default float dtype (sin, div, ...)."""
-    if d.kind <= INT:
+    if d.category <= INT:
         f = _dtype.get_default_dtype()
         return f, f
     return d, d
@@ -84,12 +84,12 @@ def to_real(d: dtype) -> tuple[dtype, dtype]:
 
 
 def bool_to_int64(d: dtype) -> tuple[dtype, dtype]:
-    return (_dtype.int64, _dtype.int64) if d.kind == BOOL else (d, d)
+    return (_dtype.int64, _dtype.int64) if d.category == BOOL else (d, d)
 
 
 def int_to_int64(d: dtype) -> tuple[dtype, dtype]:
     """Sums and products of integers and bools accumulate in int64."""
-    return (_dtype.int64, _dtype.int64) if d.kind <= INT else (d, d)
+    return (_dtype.int64, _dtype.int64) if d.category <= INT else (d, d)
 
 
 def to_int64(d: dtype) -> tuple[dtype, dtype]:

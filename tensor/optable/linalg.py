@@ -262,13 +262,13 @@ _NO_FORMULA = NoFormula("no derivative formula for this decomposition yet (issue
 
 def _to_complex(d: dtype) -> tuple[dtype, dtype]:
     """FFTs with complex results; integers and bool compute in the default float dtype."""
-    if d.kind <= INT:
+    if d.category <= INT:
         d = get_default_dtype()
     return d, d if d.is_complex else d.to_complex()
 
 
 def _to_real(d: dtype) -> tuple[dtype, dtype]:
-    if d.kind <= INT:
+    if d.category <= INT:
         d = get_default_dtype()
     return d, d.to_real()
 

@@ -31,13 +31,6 @@ SKLEARN_CASES = [
     "sklearn.Ridge.fit",
     "sklearn.Ridge.predict",
 ]
-# scikit-learn's check_array(dtype="numeric") (predict, decision_function) reads
-# ``X.dtype.kind`` when the dtype has that attribute, expecting NumPy's letter ("f");
-# our dtypes' ``kind`` is the category number every kernel compares (bool 0 .. complex
-# 3), so the check raises TypeError.  Renaming that attribute touches ~130 sites in
-# tensor/, backends/ and tensor/autograd/: left to a coordinated change (issue #18's
-# report).
-_KIND_CLASH = "'in <string>' requires string as left operand, not int"
 
 
 @cache
@@ -64,7 +57,7 @@ def test_scipy_matches_numpy(case: str) -> None:
 )
 @pytest.mark.parametrize("case", SKLEARN_CASES)
 def test_sklearn_matches_numpy(case: str) -> None:
+    # predict runs check_array(dtype="numeric"), which reads X.dtype.kind as NumPy's
+    # letter (Note [dtype.kind is NumPy's letter]); every case compares with NumPy's.
     outcome = _results("sklearn")[case]
-    if case.endswith(".predict") and _KIND_CLASH in outcome:
-        pytest.xfail(f"{case}: scikit-learn reads dtype.kind as NumPy's letter ({outcome})")
     assert outcome == "ok", outcome

@@ -123,7 +123,7 @@ def pow(x: Any, y: Any) -> Any:
 
 def arange_ref(*args: Any, dtype: Any = None, device: Any = None) -> np.ndarray:
     start, end, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
-    if dtype is not None and dtype.kind <= 1:  # PyTorch truncates start and step first
+    if dtype is not None and dtype.category <= 1:  # PyTorch truncates start and step first
         n = len(np.arange(start, end, step))
         return int(start) + np.arange(n) * int(step)
     return np.arange(start, end, step)
@@ -133,4 +133,4 @@ def linspace_ref(
     start: Any, end: Any, steps: int, dtype: Any = None, device: Any = None
 ) -> np.ndarray:
     out = np.linspace(start, end, steps)
-    return np.trunc(out) if dtype is not None and dtype.kind <= 1 else out
+    return np.trunc(out) if dtype is not None and dtype.category <= 1 else out

@@ -31,6 +31,23 @@ def test_dtype_objects() -> None:
     assert tt.complex128.to_real() is tt.float64 and tt.float32.to_complex() is tt.complex64
 
 
+@pytest.mark.parametrize("d", DTYPES, ids=lambda d: d.name)
+def test_kind_is_numpys_letter(d: tt.dtype) -> None:
+    # Note [dtype.kind is NumPy's letter]: the letter of the matching NumPy dtype (PyTorch's
+    # dtypes have no .kind), float's for bfloat16, whose ml_dtypes dtype says "V".
+    numpy_twin = np.dtype(np.float32) if d is tt.bfloat16 else np.dtype(d.name)
+    assert d.kind == numpy_twin.kind
+    assert tt.bfloat16.numpy_dtype.kind == "V"  # why bfloat16 cannot take its NumPy dtype's
+    assert tt.asarray([1, 0], dtype=d).dtype.kind == d.kind  # what Array API consumers read
+
+
+def test_category_orders_bool_int_float_complex() -> None:
+    # The ordered int the kernels compare, renamed from ``kind`` (issue #18).
+    order = [tt.bool, tt.int64, tt.float32, tt.complex64]
+    assert [d.category for d in order] == sorted({d.category for d in DTYPES})
+    assert tt.uint8.category == tt.int8.category and tt.bfloat16.category == tt.float16.category
+
+
 def test_aliases() -> None:
     assert tt.float is tt.float32 and tt.double is tt.float64 and tt.half is tt.float16
     assert tt.long is tt.int64 and tt.int is tt.int32 and tt.short is tt.int16
