@@ -321,6 +321,39 @@ def _lacking(spec: DeviceSpec, what: str) -> Any:
     return lacking
 
 
+class _DtypeMap(dict[Any, Any]):
+    """Our dtypes -> the device namespace's dtype objects (Note [Array dtypes of a
+    namespace] in ``elementwise``); a dtype the namespace lacks raises, naming the device."""
+
+    def __init__(self, device: str, pairs: Mapping[Any, Any]) -> None:
+        super().__init__(pairs)
+        self.device = device
+
+    def __missing__(self, dt: Any) -> Any:
+        raise NotImplementedError(
+            f"device {self.device!r} has no {getattr(dt, 'name', dt)} dtype (its namespace "
+            f"lacks it). Use a dtype its library has, or keep this tensor on the CPU."
+        )
+
+    def __repr__(self) -> str:
+        return f"device {self.device!r}"
+
+
+def _dtypes(front: FrontEnd, spec: DeviceSpec) -> _DtypeMap:
+    """The namespace's dtype object for each of ours it has, found by the standard's
+    name (``xp.float32``, ``xp.bool``...)."""
+    names = (
+        "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+        "float32", "float64", "complex64", "complex128",
+    )  # fmt: skip
+    pairs = {}
+    for name in names:
+        found = getattr(spec.namespace, name, None)
+        if found is not None:  # NumPy-like namespaces name scalar types: their dtypes
+            pairs[getattr(front, name)] = np.dtype(found) if isinstance(found, type) else found
+    return _DtypeMap(spec.name, pairs)
+
+
 def _kernels(
     front: FrontEnd, spec: DeviceSpec, module: str, missing: dict[str, str]
 ) -> tuple[dict[str, Any], bool]:
@@ -329,7 +362,9 @@ def _kernels(
     xp, lib = spec.namespace, spec.lib
     array_type = spec.array_types[0]
     asarray = getattr(lib, "asarray", None) or xp.asarray
-    ns = ew.Namespace(array_type, module, front, asarray=asarray, xp=xp, lib=lib)
+    ns = ew.Namespace(
+        array_type, module, front, asarray=asarray, xp=xp, lib=lib, dtypes=_dtypes(front, spec)
+    )
     found: dict[str, Any] = {}
 
     def function(name: str, *alternatives: str) -> Any:
