@@ -190,7 +190,13 @@ def _elementwise(
 ) -> dict[str, Any]:
     """Every elementwise row the library has a function for (Note [Default math]), with
     the shared formulas where PyTorch's semantics differ from the standard's."""
-    F = Formulas(ns.lib, frompyfunc=spec.functions.get("frompyfunc"))
+    F = Formulas(
+        ns.lib,
+        frompyfunc=spec.functions.get("frompyfunc"),
+        kind_of=ns.kind_of,
+        copy=ns.copy,
+        finfo=getattr(ns.xp, "finfo", None),
+    )
     unary = {
         "sign": F.sign, "rsqrt": F.rsqrt, "sigmoid": F.sigmoid, "relu": F.relu,
         "silu": F.silu, "floor": F.same_if_int(getattr(ns.lib, "floor", None)),
