@@ -306,7 +306,9 @@ def _reshape_fn(xp: Any, shared: bool) -> Any:
     in PyTorch); where they do not (dask), there is no view to insist on."""
 
     def reshape(x: Any, shape: Any, copy: bool | None) -> Any:
-        if copy is None or (copy is False and not shared):
+        # An empty array has no memory to share: any reshape of it is a view (NumPy's
+        # strides allow it; array_api_strict's copy=False refuses some empty shapes).
+        if copy is None or (copy is False and (not shared or x.size == 0)):
             return xp.reshape(x, shape)
         return xp.reshape(x, shape, copy=copy)
 
@@ -408,7 +410,10 @@ def _kernels(
         "diagonal": diagonal or _lacking(spec, "as_strided"),
     }
     family("views", lambda: ew.rename_all(views.kernels(front, view_fns), module))
-    family("mutation", lambda: ew.rename_all(variants.mutation_kernels(front, meta=False), module))
+    family(
+        "mutation",
+        lambda: ew.rename_all(variants.mutation_kernels(front, meta=False, ns=ns), module),
+    )
     index_fns = {"add_at": function("add_at"), "multiply_at": function("multiply_at")}
     family("indexing", lambda: ew.rename_all(indexing.kernels(ns, index_fns), module))
     join_fns = {"diag": function("diag"), "concat": function("concat", "concatenate")}
@@ -419,7 +424,7 @@ def _kernels(
     window = {"sliding_window_view": function("sliding_window_view")}
     family("conv", lambda: ew.rename_all(conv.kernels(ns, window), module))
     family("creation", lambda: creation.kernels(ns, engine))
-    found.update(variants.kernels(front, found, f"{module}.variants"))
+    found.update(variants.kernels(front, found, f"{module}.variants", ns))
     return found, shared
 
 

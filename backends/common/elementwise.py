@@ -180,13 +180,15 @@ class Namespace:
             return xp.astype(x, dtype_of(dt))
 
         def cast(x: Any, dt: Any) -> Any:
-            # cast_array's float-to-unsigned rule (wrap through int64), in the standard.
+            # cast_array's float-to-unsigned rule (wrap through int64), in the standard;
+            # ``dt`` is ours or already the namespace's (variants.assign: an array's).
+            target = dt if dt in letters else dtype_of(dt)
             kind = letters.get(x.dtype, "")
-            if kind in "fc" and kind and dt.numpy_dtype.kind == "u" and to_int64 is not None:
+            if kind and kind in "fc" and letters[target] == "u" and to_int64 is not None:
                 if kind == "c":
                     x = xp.real(x)
                 x = xp.astype(x, to_int64)
-            return xp.astype(x, dtype_of(dt))
+            return xp.astype(x, target)
 
         def copy(x: Any) -> Any:
             return xp.asarray(x, copy=True)
