@@ -214,6 +214,18 @@ def _elementwise(
         "remainder": (F.remainder, False), "fmod": (F.fmod, False), "pow": (F.pow, False),
         "isclose": (F.isclose, True), "logaddexp": (F.logaddexp, False),
     }  # fmt: skip
+    # NumPy's logical functions take any dtype (nonzero is true); the standard's take bool
+    # arrays only, so a plug-in device converts first (astype to bool: nonzero is true).
+    xp, bool_ = spec.namespace, ns.dtype_of(front.bool)
+
+    def truth(x: Any) -> Any:
+        return x if x.dtype == bool_ else xp.astype(x, bool_)
+
+    unary["logical_not"] = lambda x: xp.logical_not(truth(x))
+    for name in ("logical_and", "logical_or", "logical_xor"):
+        fn = getattr(xp, name, None)
+        if fn is not None:
+            binary[name] = ((lambda f: lambda x, y: f(truth(x), truth(y)))(fn), False)
     plain = {"add": operator.add, "sub": operator.sub}
     out: dict[str, Any] = {}
 
