@@ -192,6 +192,7 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
     # device was already chosen by BackendSelect).
     raw = ns.lib
     device_type = front.device
+    dtype_of = ns.dtype_of  # Note [Array dtypes of a namespace]
 
     def filled(name: str, fill: Callable[..., Any]) -> None:
         row = op(name)
@@ -203,7 +204,7 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
             fast = fastpaths.ENABLED
             dt = dtype if dtype in dtypes and fast else factory_dtype(front, row, dtype)
             dev = device if type(device) is device_type and fast else _dev(front, device)
-            return make(fill(size_of(name, size), dtype=dt.numpy_dtype), dt, dev)
+            return make(fill(size_of(name, size), dtype=dtype_of(dt)), dt, dev)
 
         out[name] = rename(kernel, name, ns)
 
@@ -219,13 +220,14 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
         if dt.category == 1 or math.prod(shape) != 1:
             check_fits("full", fill_value, dt, "fill_value")
         fill_value = wrapped(fill_value, dt)  # unsigned: -1 wraps to 255, as PyTorch
-        arr = xp.full(shape, fill_value if dt.category else bool(fill_value), dtype=dt.numpy_dtype)
+        arr = xp.full(shape, fill_value if dt.category else bool(fill_value), dtype=dtype_of(dt))
         return make(arr, dt, _dev(front, device))
 
     out["full"] = rename(full, "full", ns)
 
     raw_arange = getattr(raw, "arange", None) or xp.arange
     int64 = front.int64
+    int64_array = dtype_of(int64)
 
     def arange(
         start: Any, end: Any, step: Any = 1, *, dtype: Any = None, device: Any = None
@@ -244,7 +246,7 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
             and fastpaths.ENABLED
         ):
             dev = device if type(device) is device_type else _dev(front, device)
-            return make(raw_arange(end, dtype=np.int64), int64, dev)
+            return make(raw_arange(end, dtype=int64_array), int64, dev)
         dt = factory_dtype(front, op("arange"), dtype, (start, end, step))
         n = arange_length(front, start, end, step, dt)
         if n * dt.itemsize > _INT64_MAX:  # NumPy would wrap the size around
@@ -256,9 +258,9 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
             # Integer results: PyTorch casts start and step to the dtype (truncating) after
             # sizing the result (arange_length), so a step that truncates to 0 repeats
             # ``start`` (int64 refuses it there).
-            arr = int(start) + xp.arange(n, dtype=np.int64) * int(step)
+            arr = int(start) + xp.arange(n, dtype=int64_array) * int(step)
         else:  # PyTorch computes start + i * step in double, then casts
-            arr = float(start) + xp.arange(n, dtype=np.float64) * float(step)
+            arr = float(start) + xp.arange(n, dtype=dtype_of(front.float64)) * float(step)
         return make(finish(arr, dt), dt, _dev(front, device))
 
     out["arange"] = rename(arange, "arange", ns)
@@ -270,7 +272,7 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
         s, e = complex(start), complex(end)
         if s.imag == 0 and e.imag == 0:
             s, e = s.real, e.real  # type: ignore[assignment]
-        idx = xp.arange(steps, dtype=np.float64)
+        idx = xp.arange(steps, dtype=dtype_of(front.float64))
         if steps == 1:
             arr = xp.full((1,), s)
         else:  # PyTorch's symmetric formula: exact at both ends
@@ -286,7 +288,7 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
     def eye(n: int, m: Any = None, *, dtype: Any = None, device: Any = None) -> Any:
         dt = factory_dtype(front, op("eye"), dtype)
         rows, cols = size_of("eye", (n, n if m is None else m))
-        return make(xp.eye(rows, cols, dtype=dt.numpy_dtype), dt, _dev(front, device))
+        return make(xp.eye(rows, cols, dtype=dtype_of(dt)), dt, _dev(front, device))
 
     out["eye"] = rename(eye, "eye", ns)
 

@@ -190,7 +190,13 @@ def _elementwise(
 ) -> dict[str, Any]:
     """Every elementwise row the library has a function for (Note [Default math]), with
     the shared formulas where PyTorch's semantics differ from the standard's."""
-    F = Formulas(ns.lib, frompyfunc=spec.functions.get("frompyfunc"))
+    F = Formulas(
+        ns.lib,
+        frompyfunc=spec.functions.get("frompyfunc"),
+        kind_of=ns.kind_of,
+        copy=ns.copy,
+        finfo=getattr(ns.xp, "finfo", None),
+    )
     unary = {
         "sign": F.sign, "rsqrt": F.rsqrt, "sigmoid": F.sigmoid, "relu": F.relu,
         "silu": F.silu, "floor": F.same_if_int(getattr(ns.lib, "floor", None)),
@@ -208,6 +214,18 @@ def _elementwise(
         "remainder": (F.remainder, False), "fmod": (F.fmod, False), "pow": (F.pow, False),
         "isclose": (F.isclose, True), "logaddexp": (F.logaddexp, False),
     }  # fmt: skip
+    # NumPy's logical functions take any dtype (nonzero is true); the standard's take bool
+    # arrays only, so a plug-in device converts first (astype to bool: nonzero is true).
+    xp, bool_ = spec.namespace, ns.dtype_of(front.bool)
+
+    def truth(x: Any) -> Any:
+        return x if x.dtype == bool_ else xp.astype(x, bool_)
+
+    unary["logical_not"] = lambda x: xp.logical_not(truth(x))
+    for name in ("logical_and", "logical_or", "logical_xor"):
+        fn = getattr(xp, name, None)
+        if fn is not None:
+            binary[name] = ((lambda f: lambda x, y: f(truth(x), truth(y)))(fn), False)
     plain = {"add": operator.add, "sub": operator.sub}
     out: dict[str, Any] = {}
 
@@ -300,7 +318,9 @@ def _reshape_fn(xp: Any, shared: bool) -> Any:
     in PyTorch); where they do not (dask), there is no view to insist on."""
 
     def reshape(x: Any, shape: Any, copy: bool | None) -> Any:
-        if copy is None or (copy is False and not shared):
+        # An empty array has no memory to share: any reshape of it is a view (NumPy's
+        # strides allow it; array_api_strict's copy=False refuses some empty shapes).
+        if copy is None or (copy is False and (not shared or x.size == 0)):
             return xp.reshape(x, shape)
         return xp.reshape(x, shape, copy=copy)
 
@@ -321,6 +341,39 @@ def _lacking(spec: DeviceSpec, what: str) -> Any:
     return lacking
 
 
+class _DtypeMap(dict[Any, Any]):
+    """Our dtypes -> the device namespace's dtype objects (Note [Array dtypes of a
+    namespace] in ``elementwise``); a dtype the namespace lacks raises, naming the device."""
+
+    def __init__(self, device: str, pairs: Mapping[Any, Any]) -> None:
+        super().__init__(pairs)
+        self.device = device
+
+    def __missing__(self, dt: Any) -> Any:
+        raise NotImplementedError(
+            f"device {self.device!r} has no {getattr(dt, 'name', dt)} dtype (its namespace "
+            f"lacks it). Use a dtype its library has, or keep this tensor on the CPU."
+        )
+
+    def __repr__(self) -> str:
+        return f"device {self.device!r}"
+
+
+def _dtypes(front: FrontEnd, spec: DeviceSpec) -> _DtypeMap:
+    """The namespace's dtype object for each of ours it has, found by the standard's
+    name (``xp.float32``, ``xp.bool``...)."""
+    names = (
+        "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+        "float32", "float64", "complex64", "complex128",
+    )  # fmt: skip
+    pairs = {}
+    for name in names:
+        found = getattr(spec.namespace, name, None)
+        if found is not None:  # NumPy-like namespaces name scalar types: their dtypes
+            pairs[getattr(front, name)] = np.dtype(found) if isinstance(found, type) else found
+    return _DtypeMap(spec.name, pairs)
+
+
 def _kernels(
     front: FrontEnd, spec: DeviceSpec, module: str, missing: dict[str, str]
 ) -> tuple[dict[str, Any], bool]:
@@ -329,7 +382,9 @@ def _kernels(
     xp, lib = spec.namespace, spec.lib
     array_type = spec.array_types[0]
     asarray = getattr(lib, "asarray", None) or xp.asarray
-    ns = ew.Namespace(array_type, module, front, asarray=asarray, xp=xp, lib=lib)
+    ns = ew.Namespace(
+        array_type, module, front, asarray=asarray, xp=xp, lib=lib, dtypes=_dtypes(front, spec)
+    )
     found: dict[str, Any] = {}
 
     def function(name: str, *alternatives: str) -> Any:
@@ -367,7 +422,10 @@ def _kernels(
         "diagonal": diagonal or _lacking(spec, "as_strided"),
     }
     family("views", lambda: ew.rename_all(views.kernels(front, view_fns), module))
-    family("mutation", lambda: ew.rename_all(variants.mutation_kernels(front, meta=False), module))
+    family(
+        "mutation",
+        lambda: ew.rename_all(variants.mutation_kernels(front, meta=False, ns=ns), module),
+    )
     index_fns = {"add_at": function("add_at"), "multiply_at": function("multiply_at")}
     family("indexing", lambda: ew.rename_all(indexing.kernels(ns, index_fns), module))
     join_fns = {"diag": function("diag"), "concat": function("concat", "concatenate")}
@@ -378,7 +436,7 @@ def _kernels(
     window = {"sliding_window_view": function("sliding_window_view")}
     family("conv", lambda: ew.rename_all(conv.kernels(ns, window), module))
     family("creation", lambda: creation.kernels(ns, engine))
-    found.update(variants.kernels(front, found, f"{module}.variants"))
+    found.update(variants.kernels(front, found, f"{module}.variants", ns))
     return found, shared
 
 

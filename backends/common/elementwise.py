@@ -26,8 +26,9 @@ promote, casts) goes through ``_promote`` and ``finish``.
 from __future__ import annotations
 
 import importlib
+import operator
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import errors, fastpaths, shape_rules
@@ -138,6 +139,7 @@ class Namespace:
         asarray: Any = None,
         xp: Any = None,
         lib: Any = None,
+        dtypes: Mapping[Any, Any] | None = None,
     ) -> None:
         # A plug-in device gives its namespace and library (``backends.common.device``);
         # NumPy and CuPy are found by their array type's module.
@@ -150,6 +152,57 @@ class Namespace:
         self.ndarray = array_type
         self.asarray = asarray if asarray is not None else self.xp.asarray
         self._cast = front.cast_array
+        # Note [Array dtypes of a namespace]
+        if dtypes is None:
+            cast = front.cast_array
+            self.dtype_of = _numpy_dtype
+            self.kind_of = _kind_of
+            self.astype = _astype
+            self.cast = lambda x, dt: cast(x, dt.numpy_dtype)
+            self.copy = _copy
+        else:
+            self._standard(dtypes)
+
+    def _standard(self, dtypes: Mapping[Any, Any]) -> None:
+        """The helpers of Note [Array dtypes of a namespace] in the standard's spelling."""
+        xp = self.xp
+        dtype_of = dtypes.__getitem__
+        letters = {dtypes[dt]: dt.numpy_dtype.kind for dt in list(dtypes)}
+        to_int64 = dtype_of(self.front.int64) if self.front.int64 in dtypes else None
+
+        def kind_of(dtype: Any) -> str:
+            letter = letters.get(dtype)
+            if letter is None:
+                raise NotImplementedError(f"{dtypes!r} has no dtype {dtype!r}")
+            return letter
+
+        def astype(x: Any, dt: Any) -> Any:
+            return xp.astype(x, dtype_of(dt))
+
+        def cast(x: Any, dt: Any) -> Any:
+            # cast_array's float-to-unsigned rule (wrap through int64), in the standard;
+            # ``dt`` is ours or already the namespace's (variants.assign: an array's).
+            target = dt if dt in letters else dtype_of(dt)
+            kind = letters.get(x.dtype, "")
+            if kind and kind in "fc" and letters[target] == "u" and to_int64 is not None:
+                if kind == "c":
+                    x = xp.real(x)
+                x = xp.astype(x, to_int64)
+            return xp.astype(x, target)
+
+        def copy(x: Any) -> Any:
+            return xp.asarray(x, copy=True)
+
+        def finish(out: Any, odt: Any) -> Any:
+            if type(out) is not self.ndarray:
+                out = self.asarray(out)
+            if out.dtype != dtype_of(odt):
+                out = cast(out, odt)
+            return out
+
+        self.dtype_of, self.kind_of, self.astype, self.cast = dtype_of, kind_of, astype, cast
+        self.copy = copy
+        self.finish = finish  # type: ignore[method-assign]
 
     def math(self, name: str) -> Any:
         """The default math of elementwise row ``name``: Note [Default math]."""
@@ -187,6 +240,8 @@ class MetaNamespace(Namespace):
         self.front = front
         self.ndarray = front.MetaArray
         self.asarray = _identity
+        self.dtype_of, self.kind_of, self.astype, self.copy = _numpy_dtype, _kind_of, _astype, _copy
+        self.cast = lambda x, dt: x.astype(dt.numpy_dtype)
 
     def finish(self, out: Any, odt: Any) -> Any:
         if out.dtype is odt.numpy_dtype:
@@ -196,6 +251,36 @@ class MetaNamespace(Namespace):
 
 def _identity(x: Any) -> Any:
     return x
+
+
+# Note [Array dtypes of a namespace]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The shared kernels meet two kinds of dtype: ours (``tensor.dtype``: ``front.float32``)
+# and their arrays' (``x.dtype``: NumPy's and CuPy's ``np.dtype``, or the namespace's own
+# objects, array_api_strict's ``DType``).  NumPy spellings (``x.astype(dt.numpy_dtype)``,
+# ``x.dtype.kind``, ``x.copy()``) are the fastest on NumPy and CuPy but are not the
+# standard's, so a kernel asks the ``Namespace`` instead, whose helpers are chosen once,
+# when it is made:
+#   ``ns.dtype_of(dt)``   our dtype -> the namespace's dtype object (``dtype=`` arguments);
+#   ``ns.astype(x, dt)``  ``x`` as our dtype ``dt`` (plain conversion);
+#   ``ns.cast(x, dt)``    the same with PyTorch's float-to-unsigned rule (``cast_array``);
+#   ``ns.kind_of(d)``     NumPy's kind letter ("b", "i", "u", "f", "c") of an array dtype;
+#   ``ns.copy(x)``        a copy of ``x``.
+# NumPy and CuPy get the NumPy spellings (one Python call more than inline code, on
+# slow paths only).  A plug-in device (``backends.common.device``) passes ``dtypes``,
+# its map from our dtypes to its namespace's, and gets ``xp.astype``, ``xp.isdtype``'s
+# letters and ``xp.asarray(copy=True)``; a dtype the map lacks (array_api_strict has no
+# float16) raises the map's ``NotImplementedError``, which names the device.
+_numpy_dtype = operator.attrgetter("numpy_dtype")
+_kind_of = operator.attrgetter("kind")
+
+
+def _astype(x: Any, dt: Any) -> Any:
+    return x.astype(dt.numpy_dtype)
+
+
+def _copy(x: Any) -> Any:
+    return x.copy()
 
 
 def rename(kernel: Callable[..., Any], name: str, ns: Namespace) -> Callable[..., Any]:
@@ -228,26 +313,27 @@ def check_operands(front: FrontEnd, op: str, self: Any, other: Any) -> None:
 
 
 def _promote(
-    front: FrontEnd, op: str, table: dict[Any, Any], self: Any, other: Any, arg: str = "self"
+    ns: Namespace, op: str, table: dict[Any, Any], self: Any, other: Any, arg: str = "self"
 ) -> tuple[Any, Any, Any]:
     """Slow path: PyTorch's result type, the row's rule, casts.  Returns (x, y, result dtype)."""
+    front, astype = ns.front, ns.astype
     check_operands(front, op, self, other)
     dt = front.result_type(self, other)
     entry = table.get(dt)
     if entry is None:
         raise errors.unsupported_dtype(op, dt, arg)
     cdt, odt = entry
-    x = self._array if self._dtype is cdt else self._array.astype(cdt.numpy_dtype)
+    x = self._array if self._dtype is cdt else astype(self._array, cdt)
     if isinstance(other, front.Tensor):
-        y = other._array if other._dtype is cdt else other._array.astype(cdt.numpy_dtype)
+        y = other._array if other._dtype is cdt else astype(other._array, cdt)
     else:
         y = other
     return x, y, (cdt, odt)
 
 
-def _number_as(value: Any, cdt: Any, xp: Any) -> Any:
+def _number_as(value: Any, cdt: Any, ns: Namespace) -> Any:
     # NumPy 2 refuses Python ints out of an array's range (int8 + 1000); PyTorch wraps.
-    return xp.asarray(value).astype(cdt.numpy_dtype)
+    return ns.astype(ns.xp.asarray(value), cdt)
 
 
 # Note [Bool operand]
@@ -304,6 +390,7 @@ def unary(op: Any, fn: Callable[[Any], Any], ns: Namespace) -> Callable[[Any], A
     direct = _direct(op)
     name = op.name
     ndarray, asarray, finish = ns.ndarray, ns.asarray, ns.finish
+    astype = ns.astype
     make = ns.front.make
 
     def kernel(self: Any) -> Any:
@@ -318,7 +405,7 @@ def unary(op: Any, fn: Callable[[Any], Any], ns: Namespace) -> Callable[[Any], A
         if entry is None:
             raise errors.unsupported_dtype(name, dt)
         cdt, odt = entry
-        out = fn(self._array.astype(cdt.numpy_dtype))
+        out = fn(astype(self._array, cdt))
         return make(finish(out, odt), odt, self._device)
 
     return rename(kernel, name, ns)
@@ -338,7 +425,7 @@ def unary_args(op: Any, fn: Callable[..., Any], ns: Namespace) -> Callable[..., 
         cdt, odt = entry
         x = self._array
         if cdt is not dt:
-            x = x.astype(cdt.numpy_dtype)
+            x = ns.astype(x, cdt)
         return make(finish(fn(x, cdt, *args, **kwargs), odt), odt, self._device)
 
     return rename(kernel, name, ns)
@@ -353,6 +440,7 @@ def _tensor_kernel(
     direct = _direct(op)
     name = op.name
     ndarray, asarray, finish = ns.ndarray, ns.asarray, ns.finish
+    astype = ns.astype
     front = ns.front
     make, tensor_type, bool_ = front.make, front.Tensor, front.bool
 
@@ -373,15 +461,15 @@ def _tensor_kernel(
                 other_dt = other._dtype  # Note [Bool operand]
                 x, y = self._array, other._array
                 if other_dt is bool_ and dt in direct:
-                    odt, y = direct[dt], y.astype(dt.numpy_dtype)
+                    odt, y = direct[dt], astype(y, dt)
                 elif dt is bool_ and other_dt in direct:
-                    odt, x = direct[other_dt], x.astype(other_dt.numpy_dtype)
+                    odt, x = direct[other_dt], astype(x, other_dt)
                 if odt is not None:
                     out = fn(x, y)
                     if type(out) is not ndarray:
                         out = asarray(out)
                     return make(out, odt, self._device)
-            x, y, (cdt, odt) = _promote(front, name, table, self, other)
+            x, y, (cdt, odt) = _promote(ns, name, table, self, other)
             out = fn(x, y)
         except ValueError:
             _check_shapes(front, name, self, other, names)
@@ -398,7 +486,7 @@ def _scalar_kernel(
     table = op.result_dtypes
     direct = _direct(op)
     name = op.name
-    xp, finish = ns.xp, ns.finish
+    finish = ns.finish
     ndarray: Any = ns.ndarray
     front = ns.front
     make = front.make
@@ -422,7 +510,7 @@ def _scalar_kernel(
         if odt is not None:  # Note [Elementwise fast path]: the number leaves the dtype alone
             x, y, cdt = self._array, other, dt
         else:
-            x, y, (cdt, odt) = _promote(front, name, table, self, other)
+            x, y, (cdt, odt) = _promote(ns, name, table, self, other)
         if cdt in half and kind is not None:  # Note [Opmath for numbers]
             if opmath:
                 x = x.astype(float32_np)
@@ -431,7 +519,7 @@ def _scalar_kernel(
         try:
             out = fn(x, y)
         except OverflowError:  # NumPy 2 refuses int8 + 1000; PyTorch wraps around
-            out = fn(x, _number_as(y, cdt, xp))
+            out = fn(x, _number_as(y, cdt, ns))
         except ValueError:
             _check_shapes(front, name, self, other, names)
             raise
@@ -448,18 +536,18 @@ def _extra_kernel(
     """``kernel(self, other, *args, **kwargs)`` calling ``fn(x, y, compute_dtype, ...)``."""
     table = op.result_dtypes
     name = op.name
-    xp, finish = ns.xp, ns.finish
+    finish = ns.finish
     front = ns.front
     make = front.make
 
     def kernel(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
-        x, y, (cdt, odt) = _promote(front, name, table, self, other)
+        x, y, (cdt, odt) = _promote(ns, name, table, self, other)
         try:
             out = fn(x, y, cdt, *args, **kwargs)
         except OverflowError:
             if not scalar:
                 raise
-            out = fn(x, _number_as(y, cdt, xp), cdt, *args, **kwargs)
+            out = fn(x, _number_as(y, cdt, ns), cdt, *args, **kwargs)
         except ValueError:
             _check_shapes(front, name, self, other, names)
             raise
@@ -538,7 +626,7 @@ def binary_alpha(
                 if type(out) is not ndarray:
                     out = asarray(out)
                 return make(out, odt, self._device)
-            x, y, (cdt, odt) = _promote(front, name, table, self, other)
+            x, y, (cdt, odt) = _promote(ns, name, table, self, other)
             out = plain(x, y)
         except ValueError:
             _check_shapes(front, name, self, other, names)

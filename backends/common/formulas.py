@@ -13,6 +13,7 @@ division by zero raises, integer powers with negative exponents give 0/±1,
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 import ml_dtypes
@@ -26,6 +27,10 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
 # -- argument checks: shared with the Meta kernels, which must reject the same calls ----------
+def _copy(x: Any) -> Any:
+    return x.copy()
+
+
 def check_alpha(op: str, cdt: Any, alpha: Any) -> None:
     """PyTorch's rules for ``alpha`` of add/sub/rsub, given the compute dtype."""
     if cdt.category <= 1 and isinstance(alpha, float):  # bool or integer result
@@ -81,8 +86,21 @@ ARGUMENT_CHECKS: dict[str, Any] = {
 class Formulas:
     """Array formulas for one namespace (``Formulas(numpy)``)."""
 
-    def __init__(self, xp: Any, *, frompyfunc: Any = None) -> None:
+    def __init__(
+        self,
+        xp: Any,
+        *,
+        frompyfunc: Any = None,
+        kind_of: Any = None,
+        copy: Any = None,
+        finfo: Any = None,
+    ) -> None:
         self.xp = xp
+        # A plug-in device's Namespace gives the standard's spellings of ``x.dtype.kind``
+        # and ``x.copy()`` (Note [Array dtypes of a namespace] in ``elementwise``).
+        self._kind = kind_of or operator.attrgetter("kind")
+        self._copy = copy or _copy
+        self._finfo = finfo or ml_dtypes.finfo  # ml_dtypes': NumPy's knows no bfloat16
         # erf/erfc: NumPy has none.  math.erf elementwise is exact (and slow); a backend
         # with a native erf (CuPy) passes its own to the kernel tables instead.  A plug-in
         # device may bring its own ``frompyfunc`` (dask's, safe on 0-d blocks).
@@ -109,9 +127,9 @@ class Formulas:
         return x - self.xp.trunc(x)
 
     def sign(self, x: Any) -> Any:
-        if x.dtype.kind == "b":
-            return x.copy()
-        if x.dtype.kind in "iu":
+        if self._kind(x.dtype) == "b":
+            return self._copy(x)
+        if self._kind(x.dtype) in "iu":
             return self.xp.sign(x)
         # PyTorch: (0 < x) - (x < 0), so sign(nan) = 0 and sign(-0.0) = 0.
         return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
@@ -130,14 +148,14 @@ class Formulas:
         """``fn`` for floats; a copy for integers (floor/ceil/trunc of an integer tensor)."""
 
         def apply(x: Any) -> Any:
-            return x.copy() if x.dtype.kind in "iub" else fn(x)
+            return self._copy(x) if self._kind(x.dtype) in "iub" else fn(x)
 
         return apply
 
     def round(self, x: Any, cdt: Any, *, decimals: int = 0) -> Any:
         check_round(cdt, decimals)
-        if x.dtype.kind in "iu":
-            return x.copy()
+        if self._kind(x.dtype) in "iu":
+            return self._copy(x)
         if decimals == 0:
             return self.xp.round(x)
         if x.dtype.itemsize == 2:  # x * 10**decimals must not round in half precision
@@ -161,13 +179,13 @@ class Formulas:
         self, x: Any, cdt: Any, nan: Any = None, posinf: Any = None, neginf: Any = None
     ) -> Any:
         xp = self.xp
-        if x.dtype.kind in "iub":
-            return x.copy()
-        if x.dtype.kind == "c":
+        if self._kind(x.dtype) in "iub":
+            return self._copy(x)
+        if self._kind(x.dtype) == "c":
             real = self.nan_to_num(x.real, cdt, nan, posinf, neginf)
             imag = self.nan_to_num(x.imag, cdt, nan, posinf, neginf)
             return real + 1j * imag
-        info = ml_dtypes.finfo(x.dtype)
+        info = self._finfo(x.dtype)
         out = xp.where(xp.isnan(x), x.dtype.type(0.0 if nan is None else nan), x)
         top = info.max if posinf is None else posinf
         bottom = info.min if neginf is None else neginf
@@ -180,7 +198,7 @@ class Formulas:
         # PyTorch only when a division is done: an empty operand makes an empty result.
         dt = x.dtype if hasattr(x, "dtype") else y.dtype  # 7 % t: the number comes first
         if (
-            dt.kind in "iub"
+            self._kind(dt) in "iub"
             and getattr(x, "size", 1)
             and getattr(y, "size", 1)
             and not bool(self.xp.all(self.xp.asarray(y) != 0))
@@ -191,7 +209,7 @@ class Formulas:
         """NumPy's for real dtypes (it has no complex one); PyTorch's for complex: the
         operand with the larger real part plus log1p(exp(other - it))."""
         xp = self.xp
-        if x.dtype.kind != "c":
+        if self._kind(x.dtype) != "c":
             return xp.logaddexp(x, y)
         first = xp.real(x) >= xp.real(y)
         hi, lo = xp.where(first, x, y), xp.where(first, y, x)
@@ -207,7 +225,7 @@ class Formulas:
 
     def conj(self, x: Any) -> Any:
         """The library's for complex dtypes; a copy otherwise (NumPy's makes bools int8)."""
-        return self.xp.conj(x) if x.dtype.kind == "c" else x.copy()
+        return self.xp.conj(x) if self._kind(x.dtype) == "c" else self._copy(x)
 
     def floor_divide(self, x: Any, y: Any) -> Any:
         self._check_divisor("floor_divide", x, y)
@@ -223,7 +241,7 @@ class Formulas:
 
     def pow(self, x: Any, y: Any) -> Any:
         xp = self.xp
-        if getattr(x, "dtype", None) is not None and x.dtype.kind in "iu":
+        if getattr(x, "dtype", None) is not None and self._kind(x.dtype) in "iu":
             if isinstance(y, (int, bool)) or getattr(y, "dtype", None) is None:
                 if y < 0:
                     raise RuntimeError(
@@ -231,7 +249,7 @@ class Formulas:
                     )
                 return xp.power(x, y)
             y = xp.asarray(y)
-            if y.dtype.kind == "i" and y.size and bool((y < 0).any()):
+            if self._kind(y.dtype) == "i" and y.size and bool((y < 0).any()):
                 # PyTorch: 1 ** -n = 1, (-1) ** -n = ±1, anything else ** -n = 0.
                 neg = y < 0
                 safe = xp.power(x, xp.where(neg, 0, y))

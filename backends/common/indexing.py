@@ -335,7 +335,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             n = int(bool(x))
             out = xp.zeros((n, 0), dtype=xp.int64)
         else:
-            out = xp.stack(xp.nonzero(x), axis=1).astype(xp.int64)
+            out = ns.astype(xp.stack(xp.nonzero(x), axis=1), int64)
         return make(out, int64, self._device)
 
     def take_along_dim(self: Any, indices: Any, dim: Any = None) -> Any:
@@ -384,7 +384,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
 
     def functional(inplace: Callable[..., Any]) -> Callable[..., Any]:
         def kernel(self: Any, *args: Any, **kwargs: Any) -> Any:
-            return inplace(make(self._array.copy(), self._dtype, self._device), *args, **kwargs)
+            return inplace(make(ns.copy(self._array), self._dtype, self._device), *args, **kwargs)
 
         kernel.__name__ = kernel.__qualname__ = inplace.__name__.rstrip("_")
         return kernel

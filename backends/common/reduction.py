@@ -128,9 +128,9 @@ def _run(op: Any, fn: Callable[..., Any], ns: Namespace, accumulate: bool) -> Ca
         if dtype in half and self._dtype is not dtype:
             # PyTorch casts to a half dtype= first and then accumulates in float32: the
             # elements round to half precision before they are summed, not the total only.
-            x = x.astype(dtype.numpy_dtype)
+            x = ns.astype(x, dtype)
         if self._dtype is not p.cdt:
-            x = x.astype(p.cdt.numpy_dtype)
+            x = ns.astype(x, p.cdt)
         out = fn(x, p.axes, keepdim, *extra)
         return make(finish(out, p.odt), p.odt, self._device)
 
@@ -249,7 +249,7 @@ def _p_norm(op: Any, fn: Any, ns: Namespace, accumulate: bool) -> Callable[..., 
             odt = cdt.to_real()
         x = self._array
         if self._dtype is not cdt:
-            x = x.astype(cdt.numpy_dtype)
+            x = ns.astype(x, cdt)
         out = fn(x, pl.axes, keepdim, 2 if p is None else p)
         return make(finish(out, odt), odt, self._device)
 
@@ -266,9 +266,9 @@ def _scan(op: Any, fn: Any, ns: Namespace, accumulate: bool) -> Callable[..., An
         p = plan(front, op, self, dim, True, dtype, accumulate=accumulate)
         x = self._array
         if self._dtype is not p.cdt:
-            x = x.astype(p.cdt.numpy_dtype)
+            x = ns.astype(x, p.cdt)
         axis = p.axes[0] if p.axes else 0
-        out = fn(x, axis) if x.ndim else x.copy()
+        out = fn(x, axis) if x.ndim else ns.copy(x)
         return make(finish(out, p.odt), p.odt, self._device)
 
     return kernel
@@ -341,7 +341,7 @@ def max_min_dim(op: Any, fn: Callable[..., Any], ns: Namespace) -> Callable[...,
         x = self._array
         axis = p.axes[0] if p.axes else 0
         if x.ndim == 0:
-            values, indices = x.copy(), xp.zeros((), dtype="int64")
+            values, indices = ns.copy(x), xp.zeros((), dtype=ns.dtype_of(front.int64))
         else:
             idx = fn(x, axis)
             values = xp.take_along_axis(x, xp.expand_dims(idx, axis=axis), axis=axis)

@@ -27,10 +27,10 @@ def _shape(front: FrontEnd, x: Any) -> tuple[int, ...]:
     return tuple(x._array.shape) if isinstance(x, front.Tensor) else ()
 
 
-def _array(front: FrontEnd, x: Any, cdt: Any, xp: Any) -> Any:
+def _array(front: FrontEnd, x: Any, cdt: Any, ns: Any) -> Any:
     if isinstance(x, front.Tensor):
-        return x._array if x._dtype is cdt else x._array.astype(cdt.numpy_dtype)
-    return xp.asarray(x).astype(cdt.numpy_dtype)
+        return x._array if x._dtype is cdt else ns.astype(x._array, cdt)
+    return ns.astype(ns.xp.asarray(x), cdt)
 
 
 def result(
@@ -216,7 +216,7 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                         return make(out, dt, dev)
             _, cdt, odt = result(front, op, condition, self, other)
             c = condition._array
-            out = xp.where(c, _array(front, self, cdt, xp), _array(front, other, cdt, xp))
+            out = xp.where(c, _array(front, self, cdt, ns), _array(front, other, cdt, ns))
             return make(finish(out, odt), odt, _device(front, condition, self, other))
 
         rename(where, "where", ns)
@@ -237,7 +237,7 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                 and (type(weight) is float or type(weight) is int)
             ):
                 x, e = self._array, end._array
-                w = xp.asarray(weight).astype(dt.numpy_dtype)
+                w = ns.astype(xp.asarray(weight), dt)
                 try:  # the general path's formula, its branch chosen once for one weight
                     diff = e - x
                     out = x + w * diff if abs(w) < 0.5 else e - diff * (1 - w)
@@ -246,8 +246,8 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                 if type(out) is ndarray:  # 0-d results are scalars: the general path
                     return make(out, dt, self._device)
             _, cdt, odt = result(front, op, self, end, weight)
-            x, e = _array(front, self, cdt, xp), _array(front, end, cdt, xp)
-            w = _array(front, weight, cdt, xp)
+            x, e = _array(front, self, cdt, ns), _array(front, end, cdt, ns)
+            w = _array(front, weight, cdt, ns)
             diff = e - x
             # PyTorch's formula: exact at both ends of [0, 1].
             out = xp.where(xp.abs(w) < 0.5, x + w * diff, e - diff * (1 - w))
@@ -278,7 +278,7 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                 and (type(value) is float or type(value) is int)
             ):
                 check_fits(name, value, dt, "value")  # Note [Numbers that overflow]
-                v = xp.asarray(value).astype(dt.numpy_dtype)
+                v = ns.astype(xp.asarray(value), dt)
                 x, a, b = self._array, tensor1._array, tensor2._array
                 try:  # the general path's order: self + value * tensor1 * (or /) tensor2
                     out = x + (v * a / b if divide else v * a * b)
@@ -288,13 +288,13 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                     return make(out, dt, self._device)
             _, cdt, odt = result(front, op, self, tensor1, tensor2, value=value)
             x, a, b = (
-                _array(front, self, cdt, xp),
-                _array(front, tensor1, cdt, xp),
-                _array(front, tensor2, cdt, xp),
+                _array(front, self, cdt, ns),
+                _array(front, tensor1, cdt, ns),
+                _array(front, tensor2, cdt, ns),
             )
             # PyTorch's order: self + value * tensor1 * tensor2 (or / tensor2), with value
             # converted to the compute dtype first (2.5 is 2 for integers).
-            v = _array(front, value, cdt, xp)
+            v = _array(front, value, cdt, ns)
             out = x + (v * a / b if divide else v * a * b)
             return make(finish(out, odt), odt, _device(front, self, tensor1, tensor2))
 
@@ -303,11 +303,11 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
 
     def clamp(self: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
         _, cdt, odt = result(front, op, self, min, max)
-        out = _array(front, self, cdt, xp)
+        out = _array(front, self, cdt, ns)
         if min is not None:
-            out = xp.maximum(out, _array(front, min, cdt, xp))
+            out = xp.maximum(out, _array(front, min, cdt, ns))
         if max is not None:
-            out = xp.minimum(out, _array(front, max, cdt, xp))
+            out = xp.minimum(out, _array(front, max, cdt, ns))
         return make(finish(out, odt), odt, _device(front, self, min, max))
 
     rename(clamp, "clamp", ns)

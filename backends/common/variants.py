@@ -35,7 +35,7 @@ __all__ = ["assign", "kernels", "mutation_kernels", "write_into", "write_out"]
 _ELEMENTWISE = frozenset({"unary", "binary", "ternary"})
 
 
-def write_into(front: FrontEnd, op: str, self: Any, result: Any) -> Any:
+def write_into(front: FrontEnd, op: str, self: Any, result: Any, ns: Any = None) -> Any:
     """Write ``result`` into ``self`` (same shape), returning ``self``."""
     if result._dtype is not self._dtype and not front.can_cast(result._dtype, self._dtype):
         raise errors.cannot_cast(op, result._dtype, self._dtype)
@@ -45,11 +45,11 @@ def write_into(front: FrontEnd, op: str, self: Any, result: Any) -> Any:
             f"{op}(): output with shape {list(shape)} doesn't match the broadcast shape "
             f"{list(result._array.shape)} (argument 'self' cannot be broadcast in place)"
         )
-    assign(front, op, self._array, result._array)
+    assign(front, op, self._array, result._array, ns)
     return self
 
 
-def write_out(front: FrontEnd, op: str, out: Any, result: Any) -> Any:
+def write_out(front: FrontEnd, op: str, out: Any, result: Any, ns: Any = None) -> Any:
     """Write ``result`` into ``out``, resizing it as PyTorch does; returns ``out``."""
     if not isinstance(out, front.Tensor):
         raise TypeError(f"{op}(): argument 'out' must be a Tensor, not {type(out).__name__}")
@@ -73,14 +73,25 @@ def write_out(front: FrontEnd, op: str, out: Any, result: Any) -> Any:
                 stacklevel=4,
             )
         value = result._array
-        out._array = value if result._dtype is out._dtype else value.astype(out._dtype.numpy_dtype)
+        if result._dtype is not out._dtype:
+            value = (
+                value.astype(out._dtype.numpy_dtype) if ns is None else ns.astype(value, out._dtype)
+            )
+        out._array = value
         return out
-    array[...] = result._array
+    value = result._array
+    if ns is not None and result._dtype is not out._dtype:  # the standard casts no values
+        value = ns.astype(value, out._dtype)
+    array[...] = value
     return out
 
 
 def _inplace(
-    front: FrontEnd, name: str, functional: Callable[..., Any], elementwise: bool = False
+    front: FrontEnd,
+    name: str,
+    functional: Callable[..., Any],
+    elementwise: bool = False,
+    ns: Any = None,
 ) -> Callable[..., Any]:
     refuses_complex = name == "abs_"  # PyTorch: |z| written into z is refused, not cast
     direct = getattr(functional, "_in_place", None)  # Note [In-place fast path] (CPU)
@@ -92,7 +103,7 @@ def _inplace(
             raise RuntimeError(f"{name}(): In-place abs is not supported for complex tensors.")
         if elementwise:
             _check_overlap(front, name, self, args, kwargs)
-        return write_into(front, name, self, functional(self, *args, **kwargs))
+        return write_into(front, name, self, functional(self, *args, **kwargs), ns)
 
     kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
     return kernel
@@ -166,7 +177,11 @@ def _check_overlap(
 
 
 def _out(
-    front: FrontEnd, name: str, functional: Callable[..., Any], elementwise: bool = False
+    front: FrontEnd,
+    name: str,
+    functional: Callable[..., Any],
+    elementwise: bool = False,
+    ns: Any = None,
 ) -> Callable[..., Any]:
     # A factory's out form makes its result on out's device unless told otherwise
     # (``zeros(2, 3, out=t)`` with ``t`` on CUDA), as in PyTorch.
@@ -177,7 +192,7 @@ def _out(
         if not elementwise:
             if factory and kwargs.get("device") is None and isinstance(out, tensor_type):
                 kwargs["device"] = out._device
-            return write_out(front, name, out, functional(*args, **kwargs))
+            return write_out(front, name, out, functional(*args, **kwargs), ns)
         _check_overlap(front, name, out, args, kwargs)
         result = functional(*args, **kwargs)
         if (
@@ -191,14 +206,14 @@ def _out(
                 f"{name}(): output with shape {list(out._array.shape)} doesn't match the "
                 f"broadcast shape {list(result._array.shape)}"
             )
-        return write_out(front, name, out, result)
+        return write_out(front, name, out, result, ns)
 
     kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
     return kernel
 
 
 def _named_outs(
-    front: FrontEnd, name: str, functional: Callable[..., Any], names: list[str]
+    front: FrontEnd, name: str, functional: Callable[..., Any], names: list[str], ns: Any = None
 ) -> Callable[..., Any]:
     """The out form of an operator with several results (``sort.out(..., *, values,
     indices)``): each result written into its out tensor, which are returned."""
@@ -206,7 +221,7 @@ def _named_outs(
     def kernel(*args: Any, **kwargs: Any) -> Any:
         outs = [kwargs.pop(n) for n in names]
         results = functional(*args, **kwargs)
-        return tuple(write_out(front, name, o, r) for o, r in zip(outs, results, strict=True))
+        return tuple(write_out(front, name, o, r, ns) for o, r in zip(outs, results, strict=True))
 
     kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
     return kernel
@@ -223,8 +238,9 @@ def _functional_name(variant: str, base: str, overloads: list[str]) -> str:
     return f"{base}.{overload.removesuffix('_out')}"
 
 
-def kernels(front: FrontEnd, found: dict[str, Any], module: str) -> dict[str, Any]:
-    """The in-place and out kernels of the table, from the functional ``found`` kernels.
+def kernels(front: FrontEnd, found: dict[str, Any], module: str, ns: Any = None) -> dict[str, Any]:
+    """The in-place and out kernels of the table, from the functional ``found`` kernels
+    (``ns``: a plug-in device's Namespace, for its arrays' dtypes).
 
     Variants whose functional kernel is not in ``found`` (a composite, or an op the
     backend lacks) are left out.
@@ -245,10 +261,10 @@ def kernels(front: FrontEnd, found: dict[str, Any], module: str) -> dict[str, An
             maker = _inplace if row.family == "inplace" else _out
             writes = [a.name for a in parse_schema(text).arguments if a.is_write]
             if row.family == "out" and writes != ["out"]:
-                out[qualname] = _named_outs(front, qualname.split(".")[0], functional, writes)
+                out[qualname] = _named_outs(front, qualname.split(".")[0], functional, writes, ns)
                 continue
             elementwise = front.op_info(base).family in _ELEMENTWISE
-            out[qualname] = maker(front, qualname.split(".")[0], functional, elementwise)
+            out[qualname] = maker(front, qualname.split(".")[0], functional, elementwise, ns)
     return rename_all(out, module)
 
 
@@ -259,11 +275,17 @@ _READ_ONLY = (
 )
 
 
-def assign(front: FrontEnd, op: str, x: Any, value: Any) -> None:
-    """``x[...] = value`` with PyTorch's errors (expanded tensors are read-only arrays)."""
+def assign(front: FrontEnd, op: str, x: Any, value: Any, ns: Any = None) -> None:
+    """``x[...] = value`` with PyTorch's errors (expanded tensors are read-only arrays).
+
+    ``ns``: a plug-in device's Namespace (Note [Array dtypes of a namespace] in
+    ``elementwise``); NumPy and CuPy arrays are written with NumPy's spellings."""
     if not x.size:  # PyTorch writes into an empty tensor, even an expanded one
         return
-    if (
+    if ns is not None:
+        if getattr(value, "dtype", None) is not None and value.dtype != x.dtype:
+            value = ns.cast(value, x.dtype)  # the standard casts no values when writing
+    elif (
         x.dtype.kind == "u"
         and getattr(value, "dtype", None) is not None
         and value.dtype.kind in "fcV"
@@ -281,13 +303,14 @@ def assign(front: FrontEnd, op: str, x: Any, value: Any) -> None:
         ) from None
 
 
-def mutation_kernels(front: FrontEnd, meta: bool) -> dict[str, Any]:
-    """``zero_``, ``fill_`` and ``copy_`` for a backend (``meta``: shapes and devices only)."""
+def mutation_kernels(front: FrontEnd, meta: bool, ns: Any = None) -> dict[str, Any]:
+    """``zero_``, ``fill_`` and ``copy_`` for a backend (``meta``: shapes and devices only;
+    ``ns``: a plug-in device's Namespace)."""
     tensor_type = front.Tensor
 
     def zero_(self: Any) -> Any:
         if not meta:
-            assign(front, "zero_", self._array, 0)
+            assign(front, "zero_", self._array, 0, ns)
         return self
 
     def fill_(self: Any, value: Any) -> Any:
@@ -304,7 +327,7 @@ def mutation_kernels(front: FrontEnd, meta: bool) -> dict[str, Any]:
         if self._dtype.category == 1 or self._array.size != 1:
             check_fits("fill_", value, self._dtype, "value")
         if not meta:
-            assign(front, "fill_", self._array, wrapped(value, self._dtype))
+            assign(front, "fill_", self._array, wrapped(value, self._dtype), ns)
         return self
 
     def copy_(self: Any, src: Any, non_blocking: bool = False) -> Any:
@@ -325,7 +348,7 @@ def mutation_kernels(front: FrontEnd, meta: bool) -> dict[str, Any]:
                 )
             return self
         value = src._array if src._device == self._device else src.to(self._device)._array
-        assign(front, "copy_", self._array, value)
+        assign(front, "copy_", self._array, value, ns)
         return self
 
     return {"zero_": zero_, "fill_.Scalar": fill_, "fill_.Tensor": fill_, "copy_": copy_}
