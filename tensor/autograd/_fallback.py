@@ -25,14 +25,8 @@ from dispatch import (
 
 from . import _grad_mode
 from ._graph import Node
-from ._layer import (
-    _WITH_FORMULA,
-    AFTER_AUTOGRAD,
-    _collect,
-    _edge,
-    _is_differentiable,
-    _outputs,
-)
+from ._layer import _WITH_FORMULA, AFTER_AUTOGRAD, _collect
+from ._views import _edge, _is_differentiable, _outputs
 
 __all__ = ["register_fallback"]
 

@@ -19,7 +19,8 @@ from dispatch import REQUIRES_GRAD_BIT, DispatchKeySet, OpOverload, ops
 
 from . import _grad_mode
 from ._graph import Node, _edge_node
-from ._layer import AFTER_AUTOGRAD, _is_differentiable, _outputs, mark_requires_grad
+from ._layer import AFTER_AUTOGRAD
+from ._views import _is_differentiable, _outputs, mark_requires_grad
 
 __all__ = ["Function", "FunctionCtx", "autograd_kernel_from_backward"]
 

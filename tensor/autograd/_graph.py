@@ -53,7 +53,7 @@ class Node:
     _post_hooks: list[Callable[..., Any]] | None = None
     # retain_grad's hooks run after every other pre-hook, as in PyTorch.
     _retain_hooks: list[Callable[..., Any]] | None = None
-    _view_version: int | None = None  # the view output's version when made (_layer._edge)
+    _view_version: int | None = None  # the view output's version when made (_views._edge)
 
     def __init__(self, next_functions: tuple[tuple[Node | None, int], ...]) -> None:
         self.next_functions = next_functions

@@ -1,6 +1,7 @@
 """The autograd layer: kernels at the Autograd keys that record graph nodes.
 
-Imports: the standard library, ``dispatch`` and sibling autograd modules.
+Imports: the standard library, ``dispatch`` and sibling autograd modules (edges and
+the view-history nodes are ``_views``).
 
 Every operator with a formula gets one kernel, made once by ``autograd_kernel``
 and registered at the ``Autograd`` alias key (so every backend shares it) as a
@@ -49,7 +50,16 @@ from dispatch import (
 )
 
 from . import _grad_mode
-from ._graph import Node, grad_accumulator, new_seq
+from ._graph import Node, new_seq
+from ._views import (
+    _FLOAT_KIND,
+    CopySlices,
+    _is_differentiable,
+    _outputs,
+    _rebase_view,
+    edges_of,
+    mark_requires_grad,
+)
 
 __all__ = [
     "CopySlices",
@@ -61,31 +71,8 @@ __all__ = [
 
 AFTER_AUTOGRAD = DispatchKeySet.full_after(DispatchKey.AutogradOther)
 _AFTER_BITS = AFTER_AUTOGRAD.bits
-_FLOAT_KIND = 2  # tensor._dtype.FLOAT; COMPLEX (3) is above it
-_NO_EDGE: tuple[None, int] = (None, 0)
 _new = object.__new__
 Formula = Callable[[Any, dict[str, Any], Any], Sequence[Any]]
-
-
-def _is_differentiable(t: Any) -> bool:
-    """A tensor whose dtype can carry gradients (floating point or complex)."""
-    if getattr(t, "_dispatch_bits", None) is None:
-        return False
-    return t._dtype.category >= _FLOAT_KIND  # type: ignore[no-any-return]
-
-
-def _outputs(out: Any) -> tuple[Any, ...]:
-    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
-
-
-def mark_requires_grad(out: Any, node: Node, skip: frozenset[int] = frozenset()) -> None:
-    """Make the differentiable outputs of a call require grad, with ``node`` as grad_fn
-    (outputs whose ``id`` is in ``skip`` are left alone)."""
-    for nr, t in enumerate(_outputs(out)):
-        if _is_differentiable(t) and id(t) not in skip:
-            t.grad_fn = node
-            t._output_nr = nr
-            t._dispatch_bits |= REQUIRES_GRAD_BIT
 
 
 def _collect(schema: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
@@ -98,27 +85,6 @@ def _collect(schema: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list
         else:
             found.append(value)
     return found
-
-
-def _edge(t: Any) -> tuple[Node | None, int]:
-    """The edge gradients of input ``t`` flow along.  A view whose data changed since
-    its ``grad_fn`` was made (a write through another view, or to its base) first gets
-    a new one that reads it from the base's current history, as PyTorch regenerates
-    view ``grad_fn``s."""
-    if t is None or not t._dispatch_bits & REQUIRES_GRAD_BIT:
-        return _NO_EDGE
-    fn = t.grad_fn
-    if fn is None:
-        return (grad_accumulator(t), 0)
-    stale = fn._view_version
-    if stale is not None and stale != t._version and t._base is not None:
-        base = t._base
-        if base.grad_fn is not None:
-            with _grad_mode.no_grad():
-                positions = _view_positions(t, base)
-            mark_requires_grad(t, _ViewOfBaseNode(base, positions, t._version))
-            return (t.grad_fn, 0)
-    return (fn, t._output_nr)
 
 
 class OpNode(Node):
@@ -143,21 +109,7 @@ class OpNode(Node):
         ``keep_out=False``: the formula does not read the result, which is not saved."""
         # Node's fields, set here rather than through super().__init__: every recorded
         # call makes one of these (Note [Recording cost]).
-        edges = []
-        for t in inputs:  # _edge, with its two common cases inline
-            if t is None or not t._dispatch_bits & REQUIRES_GRAD_BIT:
-                edges.append(_NO_EDGE)
-                continue
-            fn = t.grad_fn
-            if fn is None:
-                ref = t._grad_accumulator
-                acc = ref() if ref is not None else None
-                edges.append((acc if acc is not None else grad_accumulator(t), 0))
-            elif fn._view_version is None:
-                edges.append((fn, t._output_nr))
-            else:
-                edges.append(_edge(t))
-        self.next_functions = tuple(edges)
+        self.next_functions = edges_of(inputs)
         self.seq = new_seq()
         self.op = op
         self.formula = formula
@@ -452,21 +404,7 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
             # The common case, OpNode.__init__ inline (Note [Recording cost]): one tensor
             # output, positional arguments, bound when the formula runs.
             node = _new(OpNode)
-            edges = []
-            for t in inputs:  # _edge, with its two common cases inline
-                if t is None or not t._dispatch_bits & REQUIRES_GRAD_BIT:
-                    edges.append(_NO_EDGE)
-                    continue
-                fn = t.grad_fn
-                if fn is None:
-                    ref = t._grad_accumulator
-                    acc = ref() if ref is not None else None
-                    edges.append((acc if acc is not None else grad_accumulator(t), 0))
-                elif fn._view_version is None:
-                    edges.append((fn, t._output_nr))
-                else:
-                    edges.append(_edge(t))
-            node.next_functions = tuple(edges)
+            node.next_functions = edges_of(inputs)
             node.seq = new_seq()
             node.op = op
             node.formula = formula
@@ -505,7 +443,7 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
                 if out._output_nr:  # 0 by default (Note [Tensor fields])
                     out._output_nr = 0
                 out._dispatch_bits |= REQUIRES_GRAD_BIT
-            if out._base is not None:  # a view: see _edge
+            if out._base is not None:  # a view: see _views._edge
                 node._view_version = out._version
             return out
         mark_requires_grad(out, node)
@@ -601,116 +539,3 @@ def _inplace_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
 
     kernel.__qualname__ = kernel.__name__ = f"autograd_{op.name.split('::')[1].replace('.', '_')}"
     return kernel
-
-
-def _view_positions(view: Any, base: Any) -> Any:
-    """For each element of ``view``, the flat (row-major) index of the element of ``base``
-    it shares memory with, as an int64 tensor of the view's shape."""
-    core = ops.core
-    shape, strides = list(view.shape), view.stride()
-    int64 = core.arange(0, 1, 1, device=view.device).dtype  # arange of ints: int64
-    offset = view.storage_offset() - base.storage_offset()
-    pos = core.full(shape, offset, dtype=int64, device=view.device)
-    for k, (n, s) in enumerate(zip(shape, strides, strict=True)):
-        if n > 1 and s:
-            pos = pos + core.reshape(
-                core.arange(0, n * s, s, dtype=int64, device=view.device),
-                [n] + [1] * (len(shape) - 1 - k),
-            )
-    bshape, bstrides = list(base.shape), base.stride()
-    if list(bstrides) == _contiguous_strides(bshape):
-        return pos
-    # A strided base: undo its layout dim by dim, largest stride first (negative strides
-    # count from the other end).
-    for n, s in zip(bshape, bstrides, strict=True):
-        if s < 0:
-            pos = pos - (n - 1) * s
-    flat = core.zeros(shape, dtype=int64, device=view.device)
-    rows = _contiguous_strides(bshape)
-    for k in sorted(range(len(bshape)), key=lambda k: -abs(bstrides[k])):
-        n, s = bshape[k], bstrides[k]
-        if n == 1 or s == 0:
-            continue
-        index = core.remainder(core.floor_divide(pos, abs(s)), n)
-        pos = pos - index * abs(s)
-        if s < 0:
-            index = (n - 1) - index
-        flat = flat + index * rows[k]
-    return flat
-
-
-def _contiguous_strides(shape: list[int]) -> list[int]:
-    out, acc = [], 1
-    for n in reversed(shape):
-        out.append(acc)
-        acc *= max(n, 1)
-    return out[::-1]
-
-
-class CopySlices(Node):
-    """A base's node after an in-place write through one of its views: the written
-    elements' gradient goes through the write's node, the others pass on unchanged."""
-
-    __slots__ = ("node", "positions", "shape")
-
-    def __init__(self, base: Any, positions: Any, node: OpNode) -> None:
-        super().__init__((_edge(base), *node.next_functions[1:]))
-        self.node = node
-        self.positions = positions
-        self.shape = list(base.shape)
-
-    def name(self) -> str:
-        return "CopySlices"
-
-    def apply(self, grads: list[Any]) -> Sequence[Any]:
-        self.check_not_freed()
-        core = ops.core
-        flat = core.reshape(grads[0], [-1])
-        written = core.index.Tensor(flat, [self.positions])
-        result = list(self.node.apply([written]))
-        old = result[0] if result else None
-        if old is None:
-            old = core.zeros_like(written)
-        rest = core.index_put(flat, [self.positions], old, False)
-        return [core.reshape(rest, self.shape), *result[1:]]
-
-    def release(self) -> None:
-        super().release()
-        self.node.release()
-        self.positions = None
-
-
-class _ViewOfBaseNode(Node):
-    """A view's node after a write through it: its elements, read back from the base."""
-
-    __slots__ = ("positions", "shape")
-
-    def __init__(self, base: Any, positions: Any, version: int) -> None:
-        super().__init__(((base.grad_fn, base._output_nr),))
-        self.positions = positions
-        self.shape = list(base.shape)
-        self._view_version = version
-
-    def name(self) -> str:
-        return "AsStridedBackward0"
-
-    def apply(self, grads: list[Any]) -> Sequence[Any]:
-        self.check_not_freed()
-        core = ops.core
-        g = grads[0]
-        n = 1
-        for size in self.shape:
-            n *= size
-        zeros = core.zeros([n], dtype=g.dtype, device=g.device)
-        return [core.reshape(core.index_put(zeros, [self.positions], g, True), self.shape)]
-
-    def release(self) -> None:
-        super().release()
-        self.positions = None
-
-
-def _rebase_view(view: Any, base: Any, node: OpNode) -> None:
-    with _grad_mode.no_grad():
-        positions = _view_positions(view, base)
-    mark_requires_grad(base, CopySlices(base, positions, node))
-    mark_requires_grad(view, _ViewOfBaseNode(base, positions, view._version))
