@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from backends.common.creation import size_of
+
 from . import _definitions, _wrappers_nn, _wrappers_shape, return_types
 from ._tensor import Tensor
 from .optable import OpInfo
@@ -45,22 +47,11 @@ _MISSING: Any = object()
 
 
 def _size(size: tuple[Any, ...], op: str) -> tuple[int, ...]:
+    """``*size`` as PyTorch's factories take it (``ones(2, 3)`` or ``ones((2, 3))``),
+    checked by the factories' own ``size_of``."""
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = tuple(size[0])
-    out = []
-    for i, s in enumerate(size):
-        if isinstance(s, bool) or not hasattr(s, "__index__"):
-            raise TypeError(
-                f"{op}(): argument 'size' must be a sequence of ints, but element {i} is "
-                f"{type(s).__name__} ({s!r})"
-            )
-        n = s.__index__()
-        if n < 0:
-            raise RuntimeError(
-                f"{op}(): Trying to create tensor with negative dimension {n}: {list(size)}"
-            )
-        out.append(n)
-    return tuple(out)
+    return size_of(op, size)
 
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:

@@ -38,9 +38,12 @@ def size_of(op: str, size: Any) -> tuple[int, ...]:
     if isinstance(size, int) and not isinstance(size, bool):
         size = (size,)
     out = []
-    for s in size:
+    for i, s in enumerate(size):
         if isinstance(s, bool) or not hasattr(s, "__index__"):
-            raise TypeError(f"{op}(): argument 'size' must be a sequence of ints, got {size!r}")
+            raise TypeError(
+                f"{op}(): argument 'size' must be a sequence of ints, but element {i} is "
+                f"{type(s).__name__} ({s!r})"
+            )
         n = s.__index__()
         if n < 0:
             raise RuntimeError(

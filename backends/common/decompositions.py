@@ -223,6 +223,18 @@ def _dtype_of(front: FrontEnd, op: Any, t: Any) -> tuple[Any, Any]:
     return entry
 
 
+def _solve_dtypes(front: FrontEnd, op: Any, A: Any, B: Any) -> tuple[Any, Any]:  # noqa: N803
+    """linalg_solve's (compute, result) dtypes for ``A`` and ``B``, or PyTorch's error."""
+    promoted = front.promote_types(A._dtype, B._dtype)
+    entry = op.result_dtypes.get(promoted)
+    if entry is None:
+        raise RuntimeError(
+            f"linalg.solve: Expected a floating point or complex tensor as input. "
+            f"Got {promoted.name}"
+        )
+    return entry  # type: ignore[no-any-return]
+
+
 def kernels(ns: Namespace, linalg: Any, fft: Any) -> dict[str, Any]:
     """Data kernels over the library's ``linalg`` and ``fft`` modules."""
     front = ns.front
@@ -314,13 +326,7 @@ def kernels(ns: Namespace, linalg: Any, fft: Any) -> dict[str, Any]:
     solve_op = op_info("linalg_solve")
 
     def solve(A: Any, B: Any, *, left: bool = True) -> Any:  # noqa: N803
-        promoted = front.promote_types(A._dtype, B._dtype)
-        entry = solve_op.result_dtypes.get(promoted)
-        if entry is None:
-            raise RuntimeError(
-                f"linalg.solve: Expected a floating point or complex tensor as input. "
-                f"Got {promoted.name}"
-            )
+        entry = _solve_dtypes(front, solve_op, A, B)
         cdt = entry[0]
         a_shape, b_shape = tuple(A._array.shape), tuple(B._array.shape)
         shape = solve_shape(a_shape, b_shape, left)
@@ -396,13 +402,7 @@ def meta_kernels(front: FrontEnd, module: str) -> dict[str, Any]:
     solve_op = op_info("linalg_solve")
 
     def solve(A: Any, B: Any, *, left: bool = True) -> Any:  # noqa: N803
-        promoted = front.promote_types(A._dtype, B._dtype)
-        entry = solve_op.result_dtypes.get(promoted)
-        if entry is None:
-            raise RuntimeError(
-                f"linalg.solve: Expected a floating point or complex tensor as input. "
-                f"Got {promoted.name}"
-            )
+        entry = _solve_dtypes(front, solve_op, A, B)
         shape = solve_shape(tuple(A._array.shape), tuple(B._array.shape), left)
         return make_meta(shape, entry[0], A._device)
 
