@@ -177,6 +177,25 @@ def pool_shape(
     return (*shape[:-2], oh, ow), k, s, p, d
 
 
+def sliding_windows(xp: Any) -> Callable[..., Any]:
+    """``sliding_window_view(x, (wh, ww), axis=(-2, -1))`` in the standard, for a library
+    without one: the windows stacked from ``wh * ww`` slices (a copy of every window,
+    where NumPy's is a strided view: memory, not results, differ)."""
+
+    def windows(x: Any, window: Any, axis: Any = (-2, -1)) -> Any:
+        if tuple(a % x.ndim for a in axis) != (x.ndim - 2, x.ndim - 1):
+            raise NotImplementedError(f"sliding windows over axes {axis}: the last two only")
+        wh, ww = window
+        oh, ow = x.shape[-2] - wh + 1, x.shape[-1] - ww + 1
+        rows = [
+            xp.stack([x[..., i : i + oh, j : j + ow] for j in range(ww)], axis=-1)
+            for i in range(wh)
+        ]
+        return xp.stack(rows, axis=-2)
+
+    return windows
+
+
 def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
     """conv2d and pool kernels; ``fns["sliding_window_view"]`` is the namespace's."""
     meta = isinstance(ns, MetaNamespace)
@@ -193,11 +212,13 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         out[..., top : top + h, left : left + w] = x
         return out
 
+    astype, float32 = ns.astype, front.float32
+
     def _compute(a: Any, dt: Any) -> Any:
         if dt in half:
-            return a.astype("float32")
+            return astype(a, float32)
         if dt.category == 1:  # integers accumulate in int64 and wrap when cast back, as in C
-            return a.astype("int64")
+            return astype(a, int64)
         return a
 
     def conv2d(
@@ -213,7 +234,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         g = int(groups)
         x = _compute(input._array, dt)
         if x.ndim == 3:
-            x = x[None]
+            x = xp.expand_dims(x, axis=0)
         w = _compute(weight._array, dt)
         n, c = x.shape[:2]
         o, cg, kh, kw = w.shape
@@ -232,8 +253,8 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         if bias is not None:  # in place: the product is ours, and a new array costs a page-in
             out += xp.reshape(_compute(bias._array, dt), (1, o, 1, 1))
         if len(shape) == 3:
-            out = out[0]
-        return make(out.astype(dt.numpy_dtype, copy=False), dt, dev)
+            out = out[0, ...]
+        return make(astype(out, dt, copy=False), dt, dev)
 
     def _windows(x: Any, k: Any, s: Any, p: Any, d: Any, out_hw: Any, fill: Any) -> Any:
         """Windows (..., oh, ow, kh, kw) of ``x`` padded with ``fill`` (extra at the end
@@ -265,7 +286,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             return make_meta(shape, dt, dev), make_meta(shape, int64, dev)
         x = self._array
         # Integers compute in float64 so that padding (-inf) never ties with a value.
-        x = x.astype("float64") if not dt.is_floating_point else _compute(x, dt)
+        x = astype(x, front.float64) if not dt.is_floating_point else _compute(x, dt)
         h, w = x.shape[-2:]
         win = self_win = _windows(x, k, s, p, d, shape[-2:], -xp.inf)
         flat = xp.reshape(self_win, (*win.shape[:-2], k[0] * k[1]))
@@ -274,9 +295,9 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         i, j = arg // k[1], arg % k[1]
         rows = xp.reshape(xp.arange(shape[-2]) * s[0] - p[0], (-1, 1)) + i * d[0]
         cols = xp.reshape(xp.arange(shape[-1]) * s[1] - p[1], (1, -1)) + j * d[1]
-        indices = (rows * w + cols).astype(xp.int64)
+        indices = ns.retype(rows * w + cols, xp.int64)
         return (
-            make(values.astype(dt.numpy_dtype, copy=False), dt, dev),
+            make(astype(values, dt, copy=False), dt, dev),
             make(indices, int64, dev),
         )
 
@@ -295,6 +316,8 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         x = _compute(self._array, dt)
         h, w = x.shape[-2:]
         sums = xp.sum(_windows(x, k, s, p, d, shape[-2:], 0), axis=(-2, -1))
+        if dt.category == 1:  # true division (the standard's takes floats only)
+            sums = astype(sums, front.float64)
         if divisor_override is not None:
             out = sums / divisor_override
         else:
@@ -312,7 +335,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             out = sums / (xp.reshape(div[0], (-1, 1)) * xp.reshape(div[1], (1, -1)))
         if dt.category == 1:  # integer pools divide with truncation, as C does
             out = xp.trunc(out)
-        return make(out.astype(dt.numpy_dtype, copy=False), dt, dev)
+        return make(astype(out, dt, copy=False), dt, dev)
 
     return {
         "conv2d": conv2d,

@@ -196,6 +196,8 @@ def _elementwise(
         kind_of=ns.kind_of,
         copy=ns.copy,
         finfo=getattr(ns.xp, "finfo", None),
+        retype=ns.retype,
+        standard=True,
     )
     unary = {
         "sign": F.sign, "rsqrt": F.rsqrt, "sigmoid": F.sigmoid, "relu": F.relu,
@@ -215,11 +217,21 @@ def _elementwise(
         "isclose": (F.isclose, True), "logaddexp": (F.logaddexp, False),
     }  # fmt: skip
     # NumPy's logical functions take any dtype (nonzero is true); the standard's take bool
-    # arrays only, so a plug-in device converts first (astype to bool: nonzero is true).
+    # arrays only (and casts no complex to bool), so a plug-in device compares with 0.
     xp, bool_ = spec.namespace, ns.dtype_of(front.bool)
 
     def truth(x: Any) -> Any:
-        return x if x.dtype == bool_ else xp.astype(x, bool_)
+        return x if x.dtype == bool_ else x != 0
+
+    def signbit(x: Any) -> Any:  # the standard's takes real floating dtypes only
+        kind = ns.kind_of(x.dtype)
+        if kind == "f":
+            return xp.signbit(x)
+        return x < 0 if kind == "i" else xp.zeros(x.shape, dtype=bool_)
+
+    unary["signbit"] = signbit
+    if getattr(ns.lib, "exp2", None) is None and getattr(xp, "exp2", None) is None:
+        unary["exp2"] = lambda x: xp.pow(2.0, x)  # the standard has no exp2
 
     unary["logical_not"] = lambda x: xp.logical_not(truth(x))
     for name in ("logical_and", "logical_or", "logical_xor"):
@@ -236,6 +248,7 @@ def _elementwise(
             missing[name] = str(e)
             return None
 
+    numbers = _bool_as_numbers(xp, bool_, ns.dtype_of(front.uint8))
     for op in front.op_table:
         if op.family == "unary":
             if op.name in unary_args:
@@ -243,7 +256,7 @@ def _elementwise(
             else:
                 fn = unary.get(op.name) or math(op.name)
                 if fn is not None:
-                    out[op.name] = ew.unary(op, fn, ns)
+                    out[op.name] = ew.unary(op, numbers(fn, op.name), ns)
             continue
         if op.family == "ternary":
             out.update(ternary.kernels(op, ns))
@@ -253,6 +266,7 @@ def _elementwise(
         fn, extra = binary.get(op.name) or (math(op.name), False)
         if fn is None:
             continue
+        fn = numbers(fn, op.name)
         for text in op.schemas:
             schema = parse_schema(text)
             overload = schema.overload_name or "default"
@@ -275,6 +289,33 @@ def _elementwise(
                 )
             out[qualname] = kernel
     return out
+
+
+def _bool_as_numbers(xp: Any, bool_: Any, uint8: Any) -> Callable[[Any], Any]:
+    """``numbers(fn)``: ``fn`` computing on bool arrays as uint8 (and Python bools as
+    ints) and giving a uint8 result back as bool.  NumPy's arithmetic, comparisons and
+    ``isnan`` take bools (``a + b`` is ``a or b``); the standard's take numbers only, and
+    PyTorch's results on bools are NumPy's (nonzero is true)."""
+
+    def numbers(fn: Any, name: str = "") -> Any:
+        if name.startswith("bitwise_"):  # the standard's take bools (~True is False)
+            return fn
+
+        def run(*args: Any, **kwargs: Any) -> Any:
+            if not any(getattr(a, "dtype", None) == bool_ for a in args):
+                return fn(*args, **kwargs)
+            args = tuple(
+                xp.astype(a, uint8) if getattr(a, "dtype", None) == bool_
+                else int(a) if type(a) is bool else a
+                for a in args
+            )  # fmt: skip
+            out = fn(*args, **kwargs)
+            return xp.astype(out, bool_) if getattr(out, "dtype", None) == uint8 else out
+
+        run.__name__ = getattr(fn, "__name__", "numbers")
+        return run
+
+    return numbers
 
 
 def _reductions(front: FrontEnd, ns: ew.Namespace, spec: DeviceSpec) -> dict[str, Any]:
@@ -405,8 +446,9 @@ def _kernels(
     family("reduction", lambda: _reductions(front, ns, spec))
     products = {
         "matmul": function("matmul"),
-        "dot": function("dot"),
-        "vdot": function("vdot"),
+        # 1-D by 1-D: the standard's matmul is dot, vecdot (conjugating) is vdot.
+        "dot": _function(spec, "dot") or xp.matmul,
+        "vdot": _function(spec, "vdot") or (lambda a, b: xp.vecdot(a, b)),
         "einsum": function("einsum"),
         "tensordot": function("tensordot"),
     }
@@ -420,6 +462,7 @@ def _kernels(
         "broadcast_to": function("broadcast_to"),
         # A writeable diagonal view needs strides; without them diagonal raises.
         "diagonal": diagonal or _lacking(spec, "as_strided"),
+        "permute_dims": xp.permute_dims,
     }
     family("views", lambda: ew.rename_all(views.kernels(front, view_fns), module))
     family(
@@ -433,7 +476,8 @@ def _kernels(
     family("sorting", lambda: ew.rename_all(sorting.kernels(ns), module))
     engine = _engine(spec)
     family("nn", lambda: ew.rename_all(nn.kernels(ns, {"engine": engine}), module))
-    window = {"sliding_window_view": function("sliding_window_view")}
+    windows = _function(spec, "sliding_window_view") or conv.sliding_windows(xp)
+    window = {"sliding_window_view": windows}
     family("conv", lambda: ew.rename_all(conv.kernels(ns, window), module))
     family("creation", lambda: creation.kernels(ns, engine))
     found.update(variants.kernels(front, found, f"{module}.variants", ns))

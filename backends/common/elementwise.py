@@ -158,9 +158,12 @@ class Namespace:
             self.dtype_of = _numpy_dtype
             self.kind_of = _kind_of
             self.astype = _astype
+            self.retype = _retype
             self.cast = lambda x, dt: cast(x, dt.numpy_dtype)
             self.copy = _copy
+            self.standard = False
         else:
+            self.standard = True
             self._standard(dtypes)
 
     def _standard(self, dtypes: Mapping[Any, Any]) -> None:
@@ -176,8 +179,11 @@ class Namespace:
                 raise NotImplementedError(f"{dtypes!r} has no dtype {dtype!r}")
             return letter
 
-        def astype(x: Any, dt: Any) -> Any:
-            return xp.astype(x, dtype_of(dt))
+        def astype(x: Any, dt: Any, copy: bool = True) -> Any:
+            return xp.astype(x, dtype_of(dt), copy=copy)
+
+        def retype(x: Any, dtype: Any) -> Any:
+            return x if x.dtype == dtype else xp.astype(x, dtype)
 
         def cast(x: Any, dt: Any) -> Any:
             # cast_array's float-to-unsigned rule (wrap through int64), in the standard;
@@ -201,7 +207,7 @@ class Namespace:
             return out
 
         self.dtype_of, self.kind_of, self.astype, self.cast = dtype_of, kind_of, astype, cast
-        self.copy = copy
+        self.retype, self.copy = retype, copy
         self.finish = finish  # type: ignore[method-assign]
 
     def math(self, name: str) -> Any:
@@ -241,7 +247,9 @@ class MetaNamespace(Namespace):
         self.ndarray = front.MetaArray
         self.asarray = _identity
         self.dtype_of, self.kind_of, self.astype, self.copy = _numpy_dtype, _kind_of, _astype, _copy
+        self.retype = _retype
         self.cast = lambda x, dt: x.astype(dt.numpy_dtype)
+        self.standard = False
 
     def finish(self, out: Any, odt: Any) -> Any:
         if out.dtype is odt.numpy_dtype:
@@ -262,12 +270,22 @@ def _identity(x: Any) -> Any:
 # standard's, so a kernel asks the ``Namespace`` instead, whose helpers are chosen once,
 # when it is made:
 #   ``ns.dtype_of(dt)``   our dtype -> the namespace's dtype object (``dtype=`` arguments);
-#   ``ns.astype(x, dt)``  ``x`` as our dtype ``dt`` (plain conversion);
+#   ``ns.astype(x, dt)``  ``x`` as our dtype ``dt`` (plain conversion; ``copy=False``
+#                         keeps ``x`` when it has that dtype already);
+#   ``ns.retype(x, d)``   ``x`` as array dtype ``d`` (another array's ``.dtype``), ``x``
+#                         itself when it has it;
 #   ``ns.cast(x, dt)``    the same with PyTorch's float-to-unsigned rule (``cast_array``);
 #   ``ns.kind_of(d)``     NumPy's kind letter ("b", "i", "u", "f", "c") of an array dtype;
 #   ``ns.copy(x)``        a copy of ``x``.
 # NumPy and CuPy get the NumPy spellings (one Python call more than inline code, on
-# slow paths only).  A plug-in device (``backends.common.device``) passes ``dtypes``,
+# slow paths only); ``ns.standard`` says which set a namespace has, for the few kernels
+# that choose between a NumPy function (``copyto``, ``ufunc.at``) and the standard's
+# spelling of the same thing when they are built.  Array methods (``idx.min()``,
+# ``x.transpose(...)``, ``x.real``) and NumPy's function names (``power``, ``fmod``,
+# ``true_divide``) are not the standard's either: the shared kernels write
+# ``xp.min(idx)``, ``xp.permute_dims``, ``xp.real``, ``xp.pow`` (array_api_compat gives
+# NumPy and CuPy all of them), and dtype attributes (``x.dtype.kind``, ``.itemsize``,
+# ``.type``) go through ``ns.kind_of`` or Python scalars (NEP 50 keeps the array's dtype).  A plug-in device (``backends.common.device``) passes ``dtypes``,
 # its map from our dtypes to its namespace's, and gets ``xp.astype``, ``xp.isdtype``'s
 # letters and ``xp.asarray(copy=True)``; a dtype the map lacks (array_api_strict has no
 # float16) raises the map's ``NotImplementedError``, which names the device.
@@ -275,8 +293,12 @@ _numpy_dtype = operator.attrgetter("numpy_dtype")
 _kind_of = operator.attrgetter("kind")
 
 
-def _astype(x: Any, dt: Any) -> Any:
-    return x.astype(dt.numpy_dtype)
+def _astype(x: Any, dt: Any, copy: bool = True) -> Any:
+    return x.astype(dt.numpy_dtype, copy=copy)
+
+
+def _retype(x: Any, dtype: Any) -> Any:
+    return x if x.dtype == dtype else x.astype(dtype)
 
 
 def _copy(x: Any) -> Any:
@@ -326,6 +348,8 @@ def _promote(
     x = self._array if self._dtype is cdt else astype(self._array, cdt)
     if isinstance(other, front.Tensor):
         y = other._array if other._dtype is cdt else astype(other._array, cdt)
+    elif type(other) is bool and ns.standard and cdt.category:
+        y = int(other)  # the standard promotes Python bools with bool arrays only
     else:
         y = other
     return x, y, (cdt, odt)

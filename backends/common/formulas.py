@@ -31,6 +31,25 @@ def _copy(x: Any) -> Any:
     return x.copy()
 
 
+def _retype(x: Any, dtype: Any) -> Any:
+    return x if x.dtype == dtype else x.astype(dtype)
+
+
+def _typed(x: Any, value: Any) -> Any:
+    return x.dtype.type(value)
+
+
+def _plain(x: Any, value: Any) -> Any:
+    return value
+
+
+def _fit(value: Any, info: Any) -> float:
+    """``value`` as a float of the dtype ``info`` describes would hold it: beyond its
+    range, an infinity (what a cast to it gives)."""
+    value = float(value)
+    return value if abs(value) <= float(info.max) else math.copysign(math.inf, value)
+
+
 def check_alpha(op: str, cdt: Any, alpha: Any) -> None:
     """PyTorch's rules for ``alpha`` of add/sub/rsub, given the compute dtype."""
     if cdt.category <= 1 and isinstance(alpha, float):  # bool or integer result
@@ -94,12 +113,24 @@ class Formulas:
         kind_of: Any = None,
         copy: Any = None,
         finfo: Any = None,
+        retype: Any = None,
+        standard: bool = False,
     ) -> None:
         self.xp = xp
         # A plug-in device's Namespace gives the standard's spellings of ``x.dtype.kind``
         # and ``x.copy()`` (Note [Array dtypes of a namespace] in ``elementwise``).
         self._kind = kind_of or operator.attrgetter("kind")
         self._copy = copy or _copy
+        self._retype = retype or _retype  # x as another array's dtype: ns.retype
+        # A number in x's dtype: NumPy's scalar type (ml_dtypes' bfloat16 would promote a
+        # Python float to float32), a Python number in the standard (it keeps x's dtype).
+        self._scalar = _plain if standard else _typed
+        self._standard = standard
+        # NumPy's names where the library has them (CuPy has no ``pow``), else the
+        # standard's; a library without fmod computes it from ``remainder`` (integers).
+        self._pow = getattr(xp, "power", None) or xp.pow
+        self._divide = getattr(xp, "true_divide", None) or xp.divide
+        self._fmod = getattr(xp, "fmod", None)
         self._finfo = finfo or ml_dtypes.finfo  # ml_dtypes': NumPy's knows no bfloat16
         # erf/erfc: NumPy has none.  math.erf elementwise is exact (and slow); a backend
         # with a native erf (CuPy) passes its own to the kernel tables instead.  A plug-in
@@ -118,7 +149,7 @@ class Formulas:
         return xp.reciprocal(xp.exp(xp.negative(x)) + 1)
 
     def relu(self, x: Any) -> Any:
-        return self.xp.maximum(x, x.dtype.type(0))
+        return self.xp.maximum(x, self._scalar(x, 0))
 
     def silu(self, x: Any) -> Any:
         return x * self.sigmoid(x)
@@ -132,14 +163,19 @@ class Formulas:
         if self._kind(x.dtype) in "iu":
             return self.xp.sign(x)
         # PyTorch: (0 < x) - (x < 0), so sign(nan) = 0 and sign(-0.0) = 0.
-        return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+        return self._retype(x > 0, x.dtype) - self._retype(x < 0, x.dtype)
 
     def erf(self, x: Any) -> Any:
+        if self._erf is None:
+            raise NotImplementedError(
+                f"erf: {self.xp.__name__} has no erf, and no frompyfunc to make one from "
+                f"math.erf (give one in the device's functions={{'frompyfunc': ...}})"
+            )
         # frompyfunc gives an object array (a bare float for 0-d input): back to x's dtype.
-        return self.xp.asarray(self._erf(x)).astype(x.dtype)
+        return self._retype(self.xp.asarray(self._erf(x)), x.dtype)
 
     def erfc(self, x: Any) -> Any:
-        return self.xp.asarray(self._erfc(x)).astype(x.dtype)
+        return self._retype(self.xp.asarray(self._erfc(x)), x.dtype)
 
     def exp2(self, x: Any) -> Any:
         return self.xp.exp2(x)
@@ -158,16 +194,23 @@ class Formulas:
             return self._copy(x)
         if decimals == 0:
             return self.xp.round(x)
-        if x.dtype.itemsize == 2:  # x * 10**decimals must not round in half precision
-            return self.xp.round(x.astype("float32"), decimals).astype(x.dtype)
+        if self._standard:  # the standard's round has no decimals: NumPy's own formula
+            scale = 10.0 ** abs(decimals)
+            if decimals > 0:
+                return self.xp.round(x * scale) / scale
+            return self.xp.round(x / scale) * scale
+        if self._finfo(x.dtype).bits == 16:  # x * 10**decimals must not round in half precision
+            wide = self.xp.round(self._retype(x, self.xp.float32), decimals)
+            return self._retype(wide, x.dtype)
         return self.xp.round(x, decimals)
 
     def gelu(self, x: Any, cdt: Any, *, approximate: str = "none") -> Any:
         check_gelu(cdt, approximate=approximate)
         xp = self.xp
         if approximate == "none":
-            return 0.5 * x * (1 + self.erf(x * x.dtype.type(_SQRT_HALF)))
-        inner = x.dtype.type(_SQRT_2_OVER_PI) * (x + x.dtype.type(0.044715) * x * x * x)
+            return 0.5 * x * (1 + self.erf(x * self._scalar(x, _SQRT_HALF)))
+        c = self._scalar
+        inner = c(x, _SQRT_2_OVER_PI) * (x + c(x, 0.044715) * x * x * x)
         return 0.5 * x * (1 + xp.tanh(inner))
 
     def softplus(self, x: Any, cdt: Any, beta: Any = 1, threshold: Any = 20) -> Any:
@@ -182,15 +225,19 @@ class Formulas:
         if self._kind(x.dtype) in "iub":
             return self._copy(x)
         if self._kind(x.dtype) == "c":
-            real = self.nan_to_num(x.real, cdt, nan, posinf, neginf)
-            imag = self.nan_to_num(x.imag, cdt, nan, posinf, neginf)
-            return real + 1j * imag
+            real = self.nan_to_num(xp.real(x), cdt, nan, posinf, neginf)
+            imag = self.nan_to_num(xp.imag(x), cdt, nan, posinf, neginf)
+            return self._retype(real, x.dtype) + self._retype(imag, x.dtype) * 1j
         info = self._finfo(x.dtype)
-        out = xp.where(xp.isnan(x), x.dtype.type(0.0 if nan is None else nan), x)
-        top = info.max if posinf is None else posinf
-        bottom = info.min if neginf is None else neginf
-        out = xp.where(xp.isposinf(out), x.dtype.type(top), out)
-        return xp.where(xp.isneginf(out), x.dtype.type(bottom), out)
+        # A finite value beyond x's range (posinf=1e300 for float32) is x's infinity, as a
+        # cast to x's dtype makes it.
+        c = self._scalar
+        out = xp.where(xp.isnan(x), c(x, _fit(0.0 if nan is None else nan, info)), x)
+        top = info.max if posinf is None else _fit(posinf, info)
+        bottom = info.min if neginf is None else _fit(neginf, info)
+        inf = xp.isinf(out)
+        out = xp.where(inf & (out > 0), c(x, float(top)), out)
+        return xp.where(inf & (out < 0), c(x, float(bottom)), out)
 
     # -- binary -----------------------------------------------------------------------------------
     def _check_divisor(self, op: str, x: Any, y: Any) -> None:
@@ -218,10 +265,10 @@ class Formulas:
     def real(self, x: Any) -> Any:
         """A new array (the library's ``real`` is a view, or the input itself): Note [real,
         imag and conj are copies] in ``tensor.optable.elementwise``."""
-        return x.real.copy()
+        return self._copy(self.xp.real(x))
 
     def imag(self, x: Any) -> Any:
-        return x.imag.copy()
+        return self._copy(self.xp.imag(x))
 
     def conj(self, x: Any) -> Any:
         """The library's for complex dtypes; a copy otherwise (NumPy's makes bools int8)."""
@@ -237,7 +284,18 @@ class Formulas:
 
     def fmod(self, x: Any, y: Any) -> Any:
         self._check_divisor("fmod", x, y)
-        return self.xp.fmod(x, y)
+        if self._fmod is not None:
+            return self._fmod(x, y)
+        # The standard has no fmod: from remainder (the divisor's sign), exactly for
+        # integers; a float remainder already rounded, so floats have no such identity.
+        dt = x.dtype if hasattr(x, "dtype") else y.dtype
+        if self._kind(dt) not in "iu":
+            raise NotImplementedError(
+                f"fmod of floating-point tensors: {self.xp.__name__} has no fmod (the "
+                f"standard's remainder cannot give it exactly)"
+            )
+        r = self.xp.remainder(x, y)
+        return self.xp.where((r != 0) & ((r < 0) != (self.xp.asarray(x) < 0)), r - y, r)
 
     def pow(self, x: Any, y: Any) -> Any:
         xp = self.xp
@@ -247,16 +305,16 @@ class Formulas:
                     raise RuntimeError(
                         "pow(): Integers to negative integer powers are not allowed."
                     )
-                return xp.power(x, y)
+                return self._pow(x, y)
             y = xp.asarray(y)
-            if self._kind(y.dtype) == "i" and y.size and bool((y < 0).any()):
+            if self._kind(y.dtype) == "i" and y.size and bool(xp.any(y < 0)):
                 # PyTorch: 1 ** -n = 1, (-1) ** -n = ±1, anything else ** -n = 0.
                 neg = y < 0
-                safe = xp.power(x, xp.where(neg, 0, y))
+                safe = self._pow(x, xp.where(neg, 0, y))
                 odd = (y % 2) != 0
                 special = xp.where(x == 1, 1, xp.where(x == -1, xp.where(odd, -1, 1), 0))
-                return xp.where(neg, special.astype(x.dtype), safe)
-        return xp.power(x, y)
+                return xp.where(neg, self._retype(special, x.dtype), safe)
+        return self._pow(x, y)
 
     def add(self, x: Any, y: Any, cdt: Any, alpha: Any = 1) -> Any:
         return self.xp.add(x, self._scaled(y, cdt, alpha, "add"))
@@ -273,12 +331,14 @@ class Formulas:
             return y
         if cdt.category == 0:  # bool results: alpha is True/False (or 1/0)
             return y if alpha else self.xp.zeros_like(y)
+        if self._standard and not hasattr(y, "dtype"):  # the standard's functions take
+            return y * alpha  # one Python number at most
         return self.xp.multiply(y, alpha)
 
     def div(self, x: Any, y: Any, cdt: Any, rounding_mode: str | None = None) -> Any:
         xp = self.xp
         if rounding_mode is None:
-            return xp.true_divide(x, y)
+            return self._divide(x, y)
         if rounding_mode == "floor":
             self._check_divisor("div", x, y)
             return xp.floor_divide(x, y)
@@ -287,8 +347,8 @@ class Formulas:
         if cdt.category <= 1:
             q = xp.floor_divide(x, y)
             fix = (xp.remainder(x, y) != 0) & ((x < 0) != (xp.asarray(y) < 0))
-            return q + fix.astype(q.dtype)
-        return xp.trunc(xp.true_divide(x, y))
+            return q + self._retype(fix, q.dtype)
+        return xp.trunc(self._divide(x, y))
 
     def isclose(
         self,
@@ -303,7 +363,7 @@ class Formulas:
         if cdt.category == 0:
             return xp.equal(x, y)
         if cdt.category == 1:
-            x, y = x.astype("float64"), xp.asarray(y).astype("float64")
+            x, y = self._retype(x, xp.float64), self._retype(xp.asarray(y), xp.float64)
         close = xp.equal(x, y) | (xp.abs(x - y) <= atol + rtol * xp.abs(y))
         if cdt.category >= 2:
             close = close & xp.isfinite(x - y) | xp.equal(x, y)

@@ -86,20 +86,80 @@ def _index_list(front: FrontEnd, op: str, self: Any, indices: Any) -> list[Any]:
     return list(indices)
 
 
-def _check_range(op: str, idx: Any, size: int, dim: int, exc: type = IndexError) -> None:
-    if idx.size and (int(idx.min()) < -size or int(idx.max()) >= size):
-        bad = int(idx.max()) if int(idx.max()) >= size else int(idx.min())
-        raise exc(f"{op}(): index {bad} is out of bounds for dimension {dim} with size {size}")
+def _extrema(xp: Any, idx: Any) -> tuple[int, int]:
+    """The smallest and largest index of a non-empty ``idx`` (the standard has no
+    ``idx.min()``)."""
+    return int(xp.min(idx)), int(xp.max(idx))
 
 
-def _check_nonneg_range(op: str, idx: Any, size: int, dim: int) -> None:
+def _check_range(
+    xp: Any, op: str, idx: Any, size: int, dim: int, exc: type = IndexError
+) -> None:
     if idx.size:
-        lo, hi = int(idx.min()), int(idx.max())
+        lo, hi = _extrema(xp, idx)
+        if lo < -size or hi >= size:
+            bad = hi if hi >= size else lo
+            raise exc(f"{op}(): index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
+def _check_nonneg_range(xp: Any, op: str, idx: Any, size: int, dim: int) -> None:
+    if idx.size:
+        lo, hi = _extrema(xp, idx)
         if lo < 0 or hi >= size:
             raise RuntimeError(
                 f"{op}(): index {hi if hi >= size else lo} is out of bounds for dimension {dim} "
                 f"with size {size}"
             )
+
+
+# Note [Indexing by take]
+# ~~~~~~~~~~~~~~~~~~~~~~~
+# The standard's ``__getitem__`` takes integer index arrays only with integer indices
+# (no slices beside them) and masks only alone; NumPy's takes any mix.  Where the array
+# refuses the key (array_api_strict), ``index`` computes the same result with ``take``:
+# masks become their ``nonzero()`` arrays, the index arrays broadcast, the indexed dims
+# move to the front and flatten into one, the flat index (checked against each dim's
+# size, negatives wrapped) picks rows, and the broadcast index dims go where NumPy puts
+# them (in place of adjacent indexed dims, else first).  Writes (``index_put_``,
+# ``scatter``) have no such spelling in the standard and stay refused.
+def _take_index(xp: Any, x: Any, key: tuple[Any, ...]) -> Any:
+    """``x[key]`` (``key``: whole-dim slices, integer arrays, bool masks) with ``take``:
+    Note [Indexing by take]."""
+    parts: list[tuple[int, Any]] = []
+    d = 0
+    for k in key:
+        if isinstance(k, slice):
+            d += 1
+        elif k.dtype == xp.bool:
+            parts.extend((d + j, a) for j, a in enumerate(xp.nonzero(k)))
+            d += k.ndim
+        else:
+            parts.append((d, k))
+            d += 1
+    shape = tuple(x.shape)
+    dims = [dim for dim, _ in parts]
+    arrays = xp.broadcast_arrays(*(a for _, a in parts))
+    index_shape = tuple(arrays[0].shape)
+    flat = None
+    for dim, a in zip(dims, arrays, strict=True):
+        n = shape[dim]
+        a = xp.astype(a, xp.int64)
+        _check_range(xp, "index", a, n, dim)
+        a = xp.where(a < 0, a + n, a)
+        flat = a if flat is None else flat * n + a
+    rest = [i for i in range(x.ndim) if i not in dims]
+    rest_shape = tuple(shape[i] for i in rest)
+    rows = 1
+    for dim in dims:
+        rows *= shape[dim]
+    moved = xp.reshape(xp.permute_dims(x, (*dims, *rest)), (rows, *rest_shape))
+    out = xp.take(moved, xp.reshape(flat, (-1,)), axis=0)
+    out = xp.reshape(out, (*index_shape, *rest_shape))
+    first, nb = dims[0], len(index_shape)
+    if dims == list(range(first, first + len(dims))) and first:  # adjacent: in place
+        order = [*range(nb, nb + first), *range(nb), *range(nb + first, out.ndim)]
+        out = xp.permute_dims(out, tuple(order))
+    return out
 
 
 def _index_dtype(front: FrontEnd, op: str, index: Any, arg: str = "index") -> None:
@@ -142,6 +202,9 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     make, make_meta, tensor_type = front.make, front.make_meta, front.Tensor
     bool_, int64 = front.bool, front.int64
     add_at, multiply_at = fns.get("add_at"), fns.get("multiply_at")
+    standard, copy, retype = ns.standard, ns.copy, ns.retype
+    # NumPy's and CuPy's copyto writes a mask in place; the standard: where, then x[...].
+    copyto = None if standard else getattr(ns.lib, "copyto", None)
 
     def _array_key(indices: list[Any]) -> tuple[Any, ...]:
         return tuple(slice(None) if ix is None else ix._array for ix in indices)
@@ -157,10 +220,13 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 [None if ix is None else tuple(ix._array.shape) for ix in indices],
             )
             return make_meta(shape, dt, dev)
+        key = _array_key(indices)
         try:
-            out = self._array[_array_key(indices)]
+            out = self._array[key]
         except IndexError as e:
-            raise IndexError(f"index(): {str(e).replace('axis', 'dimension')}") from None
+            if not standard:
+                raise IndexError(f"index(): {str(e).replace('axis', 'dimension')}") from None
+            out = _take_index(xp, self._array, key)  # Note [Indexing by take]
         return make(out, dt, dev)
 
     def index_put_(self: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:
@@ -205,11 +271,16 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             return make_meta(tuple(shape), self._dtype, self._device)
         idx = xp.reshape(index._array, (-1,))
         size = x.shape[d] if x.ndim else 1
-        if idx.size and (int(idx.min()) < -size or int(idx.max()) >= size):
-            raise IndexError(
-                f"index_select(): index out of range in self (dim {d} has size {size})"
-            )
-        out = xp.take(x, idx, axis=d) if x.ndim else xp.reshape(x, (1,))[idx].reshape(())
+        if idx.size:
+            lo, hi = _extrema(xp, idx)
+            if lo < -size or hi >= size:
+                raise IndexError(
+                    f"index_select(): index out of range in self (dim {d} has size {size})"
+                )
+        if x.ndim:
+            out = xp.take(x, idx, axis=d)
+        else:
+            out = xp.reshape(xp.take(xp.reshape(x, (1,)), idx, axis=0), ())
         return make(out, self._dtype, self._device)
 
     def gather(self: Any, dim: Any, index: Any, *, sparse_grad: bool = False) -> Any:
@@ -219,9 +290,9 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             return make_meta(tuple(index._array.shape), self._dtype, self._device)
         x, idx = self._array, index._array
         if x.ndim == 0 or idx.ndim == 0:
-            _check_nonneg_range("gather", idx, x.shape[d] if x.ndim else 1, d)
-            return make(xp.reshape(x, idx.shape).copy(), self._dtype, self._device)
-        _check_nonneg_range("gather", idx, x.shape[d], d)
+            _check_nonneg_range(xp, "gather", idx, x.shape[d] if x.ndim else 1, d)
+            return make(copy(xp.reshape(x, idx.shape)), self._dtype, self._device)
+        _check_nonneg_range(xp, "gather", idx, x.shape[d], d)
         key = tuple(slice(None) if i == d else slice(0, n) for i, n in enumerate(idx.shape))
         return make(xp.take_along_axis(x[key], idx, axis=d), self._dtype, self._device)
 
@@ -255,13 +326,13 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             return self
         if x.ndim == 0:
             x, idx = xp.reshape(x, (1,)), xp.reshape(idx, (1,))
-        _check_nonneg_range(op, idx, x.shape[d], d)
+        _check_nonneg_range(xp, op, idx, x.shape[d], d)
         key = _scatter_key(x, d, idx)
         if is_tensor:
             s = src._array
             s = s[tuple(slice(0, n) for n in idx.shape)] if s.ndim else xp.reshape(s, (1,))
         else:
-            s = xp.asarray(src).astype(x.dtype)
+            s = retype(xp.asarray(src), x.dtype)
         if reduce == "add":
             add_at(x, key, s)  # type: ignore[misc]
         elif reduce == "multiply":
@@ -310,7 +381,11 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         if meta:
             return self
         v = value._array if isinstance(value, tensor_type) else value
-        xp.copyto(x, xp.asarray(v).astype(x.dtype), where=mask._array)
+        v = retype(xp.asarray(v), x.dtype)
+        if copyto is not None:
+            copyto(x, v, where=mask._array)
+        else:
+            x[...] = xp.where(mask._array, v, x)
         return self
 
     def masked_select(self: Any, mask: Any) -> Any:
@@ -352,7 +427,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             if meta:
                 return make_meta((idx.size,), self._dtype, self._device)
             flat, fidx = xp.reshape(x, (-1,)), xp.reshape(idx, (-1,))
-            _check_range("take_along_dim", fidx, flat.shape[0], 0)
+            _check_range(xp, "take_along_dim", fidx, flat.shape[0], 0)
             return make(xp.take(flat, fidx, axis=0), self._dtype, self._device)
         d = shape_rules.normalize_dim("take_along_dim", dim, x.ndim)
         if idx.ndim != x.ndim:
@@ -377,9 +452,9 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         if x.ndim:
             bx[d], bi[d] = x.shape[d], idx.shape[d]
         ex, ei = xp.broadcast_to(x, tuple(bx)), xp.broadcast_to(idx, tuple(bi))
-        _check_range("take_along_dim", ei, x.shape[d] if x.ndim else 1, d)
+        _check_range(xp, "take_along_dim", ei, x.shape[d] if x.ndim else 1, d)
         if x.ndim == 0:
-            return make(x.copy(), self._dtype, self._device)
+            return make(copy(x), self._dtype, self._device)
         return make(xp.take_along_axis(ex, ei, axis=d), self._dtype, self._device)
 
     def functional(inplace: Callable[..., Any]) -> Callable[..., Any]:
@@ -397,7 +472,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         if meta:
             base = front.MetaArray(shape, x.dtype)
         else:
-            base = x.copy() if tuple(x.shape) == shape else xp.broadcast_to(x, shape).copy()
+            base = copy(x) if tuple(x.shape) == shape else copy(xp.broadcast_to(x, shape))
         return masked_fill_(make(base, self._dtype, self._device), mask, value)
 
     return {

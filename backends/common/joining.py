@@ -116,9 +116,10 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     diag_fn = fns.get("diag")
     concat = fns.get("concat") or (xp.concat if xp is not None else None)
 
+    copy, astype = ns.copy, ns.astype
+
     def _arrays(tensors: list[Any], dt: Any) -> list[Any]:
-        np_dtype = dt.numpy_dtype
-        return [t._array if t._dtype is dt else t._array.astype(np_dtype) for t in tensors]
+        return [t._array if t._dtype is dt else astype(t._array, dt) for t in tensors]
 
     def cat(tensors: Any, dim: Any = 0) -> Any:
         # Fast path (ci/bench/ops.py: cat of ten small tensors): one dtype (the call's
@@ -140,7 +141,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         if meta:
             return make_meta(shape, dt, dev)
         if not kept:
-            return make(xp.zeros((0,), dtype=dt.numpy_dtype), dt, dev)
+            return make(xp.zeros((0,), dtype=ns.dtype_of(dt)), dt, dev)
         return make(concat(_arrays(kept, dt), axis=d), dt, dev)
 
     def stack(tensors: Any, dim: Any = 0) -> Any:
@@ -154,7 +155,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         axes = _dims("flip", dims, x.ndim)
         if meta:
             return make_meta(tuple(x.shape), self._dtype, self._device)
-        out = xp.flip(x, axis=axes).copy() if axes and x.ndim else x.copy()
+        out = copy(xp.flip(x, axis=axes)) if axes and x.ndim else copy(x)
         return make(out, self._dtype, self._device)
 
     def roll(self: Any, shifts: Any, dims: Any = ()) -> Any:
@@ -197,7 +198,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             )
         if meta:
             return make_meta(shape, self._dtype, self._device)
-        out = xp.tile(xp.reshape(x, base), tuple(reps)) if reps else x.copy()
+        out = xp.tile(xp.reshape(x, base), tuple(reps)) if reps else copy(x)
         return make(ns.asarray(out), self._dtype, self._device)
 
     def _triangle(op: str, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -208,8 +209,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             if meta:
                 return make_meta(tuple(x.shape), self._dtype, self._device)
             out = fn(x, k=int(diagonal))
-            if out.dtype != x.dtype:  # CuPy's tril/triu give bfloat16 back as float32
-                out = out.astype(x.dtype)
+            out = ns.retype(out, x.dtype)  # CuPy's tril/triu give bfloat16 back as float32
             return make(out, self._dtype, self._device)
 
         return kernel
@@ -228,7 +228,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         if meta:
             return make_meta(shape, self._dtype, self._device)
         out = diag_fn(x, k)  # type: ignore[misc]
-        return make(out.copy() if x.ndim == 2 else out, self._dtype, self._device)
+        return make(copy(out) if x.ndim == 2 else out, self._dtype, self._device)
 
     return {
         "cat": cat,

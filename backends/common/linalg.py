@@ -180,7 +180,7 @@ def kernels(
 
     def _cast(t: Any, cdt: Any) -> Any:
         cdt = wide.get(cdt, cdt)
-        return t._array if t._dtype is cdt else t._array.astype(cdt.numpy_dtype)
+        return t._array if t._dtype is cdt else ns.astype(t._array, cdt)
 
     xp, finish = ns.xp, ns.finish
     matmul, dot, vdot = fns["matmul"], fns["dot"], fns["vdot"]
@@ -293,7 +293,8 @@ def kernels(
 
     def tensordot_kernel(self: Any, other: Any, dims_self: Any, dims_other: Any) -> Any:
         _, cdt, odt, dev = result_tensordot(tensordot_op, self, other, dims_self, dims_other)
-        res = tensordot(_cast(self, cdt), _cast(other, cdt), (list(dims_self), list(dims_other)))
+        axes = (list(dims_self), list(dims_other))
+        res = tensordot(_cast(self, cdt), _cast(other, cdt), axes=axes)
         return make(finish(res, odt), odt, dev)
 
     out["tensordot"] = rename(tensordot_kernel, "tensordot", ns)

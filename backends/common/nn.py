@@ -35,6 +35,13 @@ def _reduction(op: str, reduction: Any) -> str:
     return name
 
 
+def _floor(info: Any) -> float:
+    """The smallest row sum the shared shift allows (Note [Cross-entropy fast path]):
+    tiny * 2**(nmant + 7), in the standard's finfo terms (eps = 2**-nmant)."""
+    tiny = getattr(info, "smallest_normal", None)
+    return float(info.tiny if tiny is None else tiny) / float(info.eps) * 128.0
+
+
 def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
     """The nn kernels of one backend (``ns`` a ``MetaNamespace`` for meta);
     ``fns["engine"](front, None, device)`` gives the random engine of the device's
@@ -48,13 +55,18 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     floats = (front.float32, front.float64)  # the fast paths' dtypes
     engine = fns.get("engine")
     # Row reductions of a matrix: NumPy's ufunc.reduce skips the wrappers of .max()/.sum().
-    row_sum = fns.get("row_sum", lambda a: a.sum(axis=1))
-    sum_all = fns.get("total", lambda a: a.sum())
-    max_all = fns.get("max_all", lambda a: a.max())
+    # The standard's spellings by default (Note [Array dtypes of a namespace]); the
+    # backends give faster ones.
+    row_sum = fns.get("row_sum", lambda a: xp.sum(a, axis=1))
+    sum_all = fns.get("total", lambda a: xp.sum(a))
+    max_all = fns.get("max_all", lambda a: xp.max(a))
     asarray = ns.asarray
-    min_all = fns.get("min_all", lambda a: a.min())
+    min_all = fns.get("min_all", lambda a: xp.min(a))
     aranges: dict[int, Any] = {}
-    count_nonzero = getattr(ns.lib, "count_nonzero", None) or (lambda a: a.sum())
+    count_nonzero = getattr(ns.lib, "count_nonzero", None) or (lambda a: xp.count_nonzero(a))
+    dtype_of, astype, retype, copy = ns.dtype_of, ns.astype, ns.retype, ns.copy
+    # The fast backward's in-place p[rows, targets] -= 1: NumPy's and CuPy's indexing only.
+    fancy_writes = not ns.standard
     tiny_sums: dict[Any, float] = {}  # dtype -> smallest row sum the shared shift allows
 
     def _rows(n: int) -> Any:
@@ -67,7 +79,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
 
     def _compute(x: Any, dt: Any) -> Any:
         cdt = float32 if dt in half else dt
-        return x if x.dtype == cdt.numpy_dtype else x.astype(cdt.numpy_dtype)
+        return x if x.dtype == dtype_of(cdt) else astype(x, cdt)
 
     # Note [Softmax fast path]: float32/float64 input, no dtype argument, an int dim:
     # the backend's ``max_keep(a, axis)``/``sum_keep(a, axis)`` (ufunc.reduce without
@@ -103,13 +115,13 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 return make_meta(tuple(x.shape), odt, self._device)
             a = _compute(x, odt)
             if a.ndim == 0 or a.size == 0:  # exp(x - x) / exp(x - x): NaN for inf or NaN
-                out = xp.where(xp.isfinite(a), 0 if log else 1, xp.nan).astype(a.dtype)
-                return make(out.astype(odt.numpy_dtype), odt, self._device)
+                out = retype(xp.where(xp.isfinite(a), 0.0 if log else 1.0, xp.nan), a.dtype)
+                return make(astype(out, odt), odt, self._device)
             shifted = a - xp.max(a, axis=d, keepdims=True)
             e = xp.exp(shifted)
             s = xp.sum(e, axis=d, keepdims=True)
             out = shifted - xp.log(s) if log else e / s
-            return make(out.astype(odt.numpy_dtype, copy=False), odt, self._device)
+            return make(astype(out, odt, copy=False), odt, self._device)
 
         return kernel
 
@@ -145,7 +157,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             out = out * _compute(weight._array, dt)
         if bias is not None:
             out = out + _compute(bias._array, dt)
-        return make(out.astype(dt.numpy_dtype, copy=False), dt, dev)
+        return make(astype(out, dt, copy=False), dt, dev)
 
     def native_dropout(input: Any, p: float, train: Any) -> Any:
         _float_dtype("native_dropout", input._dtype, "input")
@@ -155,12 +167,12 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             shape = tuple(x.shape)
             return make_meta(shape, dt, dev), make_meta(shape, bool_, dev)
         if train is False or p == 0:
-            return make(x.copy(), dt, dev), make(xp.ones(x.shape, dtype=xp.bool), bool_, dev)
+            return make(copy(x), dt, dev), make(xp.ones(x.shape, dtype=xp.bool), bool_, dev)
         rng = engine(front, None, dev)  # type: ignore[misc]
         keep = rng.random(x.shape) >= p
         scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
         out = xp.where(keep, _compute(x, dt) * scale, 0)
-        return make(out.astype(dt.numpy_dtype), dt, dev), make(keep, bool_, dev)
+        return make(astype(out, dt), dt, dev), make(keep, bool_, dev)
 
     def embedding(
         weight: Any, indices: Any, padding_idx: Any = -1, scale_grad_by_freq: bool = False,
@@ -178,12 +190,12 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         shape = (*idx.shape, w.shape[1])
         if meta:
             return make_meta(shape, weight._dtype, weight._device)
-        if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= w.shape[0]):
+        if idx.size and (int(xp.min(idx)) < 0 or int(xp.max(idx)) >= w.shape[0]):
             raise IndexError(
                 f"embedding(): index out of range in self (indices must be in [0, {w.shape[0]}))"
             )
-        return make(xp.take(w, xp.reshape(idx, (-1,)), axis=0).reshape(shape), weight._dtype,
-                     weight._device)  # fmt: skip
+        rows = xp.take(w, xp.reshape(idx, (-1,)), axis=0)
+        return make(xp.reshape(rows, shape), weight._dtype, weight._device)
 
     def cross_entropy_loss(
         self: Any, target: Any, weight: Any = None, reduction: Any = 1,
@@ -210,8 +222,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             sums = row_sum(xp.exp(shifted))
             floor = tiny_sums.get(x.dtype)
             if floor is None:
-                info = xp.finfo(x.dtype)
-                floor = tiny_sums[x.dtype] = float(info.tiny) * 2.0 ** (info.nmant + 7)
+                floor = tiny_sums[x.dtype] = _floor(xp.finfo(x.dtype))
             try:
                 picked = shifted[_rows(n), t]
             except IndexError:
@@ -221,7 +232,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 terms -= picked
                 out = asarray(sum_all(terms) / n)  # the raw library's asarray: no wrapper
                 if out.dtype != x.dtype:
-                    out = out.astype(x.dtype)
+                    out = retype(out, x.dtype)
                 return make(out, self._dtype, self._device)
         mode = _reduction("cross_entropy", reduction)
         _float_dtype("cross_entropy", self._dtype)
@@ -279,12 +290,14 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 loss = xp.sum(loss) / (a.size / classes if classes else 0)
             elif mode == "sum":
                 loss = xp.sum(loss)
-            return make(xp.asarray(loss).astype(dt.numpy_dtype), dt, dev)
+            return make(astype(xp.asarray(loss), dt), dt, dev)
         ignored = t == ignore_index
         safe = xp.where(ignored, 0, t)
-        if t.size and (int(safe.min()) < 0 or int(safe.max()) >= classes):
-            bad = int(safe.max()) if int(safe.max()) >= classes else int(safe.min())
-            raise IndexError(f"cross_entropy(): Target {bad} is out of bounds.")
+        if t.size:
+            lo, hi = int(min_all(safe)), int(max_all(safe))
+            if lo < 0 or hi >= classes:
+                bad = hi if hi >= classes else lo
+                raise IndexError(f"cross_entropy(): Target {bad} is out of bounds.")
         picked = xp.squeeze(
             xp.take_along_axis(logp, xp.expand_dims(safe, axis=cdim), axis=cdim), axis=cdim
         )
@@ -308,9 +321,9 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             total = xp.sum(wt)
             loss = xp.sum(nll) / total
             if eps > 0:
-                denom = total if w is not None else xp.sum(~ignored)
+                denom = total if w is not None else xp.sum(astype(~ignored, int64))
                 loss = (1 - eps) * loss + (xp.sum(smooth) / denom) * (eps / classes)
-        return make(xp.asarray(loss).astype(dt.numpy_dtype), dt, dev)
+        return make(astype(xp.asarray(loss), dt), dt, dev)
 
     def cross_entropy_backward(
         grad_output: Any, self: Any, target: Any, reduction: Any = 1, ignore_index: Any = -100
@@ -354,7 +367,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             lo, hi = int(min_all(safe)), int(max_all(safe))
             if lo < 0 or hi >= classes:
                 raise IndexError(f"{op}(): Target {hi if hi >= classes else lo} is out of bounds.")
-        if x.ndim == 2 and x.size and fastpaths.ENABLED:
+        if x.ndim == 2 and x.size and fastpaths.ENABLED and fancy_writes:
             # Note [Cross-entropy fast path]: one shift for the batch, per-row when a row's
             # sum could underflow under it.
             n = x.shape[0]
@@ -362,8 +375,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             sums = row_sum(e)
             floor = tiny_sums.get(a.dtype)
             if floor is None:
-                info = xp.finfo(a.dtype)
-                floor = tiny_sums[a.dtype] = float(info.tiny) * 2.0 ** (info.nmant + 7)
+                floor = tiny_sums[a.dtype] = _floor(xp.finfo(a.dtype))
             if not float(min_all(sums)) >= floor:
                 e = xp.exp(a - xp.max(a, axis=1, keepdims=True))
                 sums = row_sum(e)
@@ -378,7 +390,8 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             shape = [1] * a.ndim
             shape[cdim] = classes
             hot = xp.reshape(xp.arange(classes), tuple(shape)) == xp.expand_dims(safe, cdim)
-            p = (p - hot) * xp.expand_dims(keep, cdim)
+            # Arithmetic on bools is NumPy's, not the standard's: the masks as p's dtype.
+            p = (p - retype(hot, p.dtype)) * retype(xp.expand_dims(keep, cdim), p.dtype)
         gc = _compute(g, dt)
         if mode == "none":
             p *= xp.expand_dims(gc, cdim)
@@ -387,9 +400,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 p *= gc / kept
         else:
             p *= gc
-        if p.dtype != dt.numpy_dtype:
-            p = p.astype(dt.numpy_dtype)
-        return make(p, dt, dev)
+        return make(astype(p, dt, copy=False), dt, dev)
 
     return {
         "_cross_entropy_backward": cross_entropy_backward,

@@ -36,13 +36,17 @@ def kernels(ns: Namespace) -> dict[str, Any]:
     op_info = front.op_info
     sort_op, argsort_op = op_info("sort"), op_info("argsort")
     topk_op, unique_op = op_info("topk"), op_info("_unique2")
+    kind_of, retype, copy, float32 = ns.kind_of, ns.retype, ns.copy, front.float32
+
+    def _wide(x: Any) -> Any:
+        # ml_dtypes' bfloat16 (kind "V") sorts NaN wrongly and CuPy cannot sort it at all:
+        # order float32 copies, which hold it exactly.
+        return ns.astype(x, float32) if kind_of(x.dtype) == "V" else x
 
     def _order(x: Any, d: int, descending: bool) -> Any:
         # array_api_compat's descending argsort flips, sorts stably and flips back: ties keep
         # their order and NaN (last ascending) comes first, as in PyTorch.
-        if x.dtype.kind == "V":  # ml_dtypes' bfloat16 sorts NaN wrongly: order float32 copies
-            x = x.astype("float32")
-        return xp.argsort(x, axis=d, descending=descending, stable=True)
+        return xp.argsort(_wide(x), axis=d, descending=descending, stable=True)
 
     def _sorted(op: Any, self: Any, dim: Any, descending: bool) -> tuple[Any, Any]:
         _check(op, self)
@@ -53,11 +57,11 @@ def kernels(ns: Namespace) -> dict[str, Any]:
             shape = tuple(x.shape)
             return make_meta(shape, self._dtype, dev), make_meta(shape, int64, dev)
         if x.ndim == 0:
-            return make(x.copy(), self._dtype, dev), make(xp.zeros((), dtype=xp.int64), int64, dev)
+            return make(copy(x), self._dtype, dev), make(xp.zeros((), dtype=xp.int64), int64, dev)
         idx = _order(x, d, descending)
         return (
             make(xp.take_along_axis(x, idx, axis=d), self._dtype, dev),
-            make(idx.astype(xp.int64), int64, dev),
+            make(retype(idx, xp.int64), int64, dev),
         )
 
     def sort(self: Any, dim: Any = -1, descending: bool = False) -> Any:
@@ -89,12 +93,12 @@ def kernels(ns: Namespace) -> dict[str, Any]:
         if meta:
             return make_meta(tuple(shape), self._dtype, dev), make_meta(tuple(shape), int64, dev)
         if x.ndim == 0:
-            return make(x.copy(), self._dtype, dev), make(xp.zeros((), dtype=xp.int64), int64, dev)
+            return make(copy(x), self._dtype, dev), make(xp.zeros((), dtype=xp.int64), int64, dev)
         idx = _order(x, d, largest)
-        idx = idx[(slice(None),) * d + (slice(0, k),)]
+        idx = idx[(*(slice(None),) * d, slice(0, k), ...)]
         return (
             make(xp.take_along_axis(x, idx, axis=d), self._dtype, dev),
-            make(idx.astype(xp.int64), int64, dev),
+            make(retype(idx, xp.int64), int64, dev),
         )
 
     def _empty_index(dev: Any) -> Any:
@@ -114,8 +118,7 @@ def kernels(ns: Namespace) -> dict[str, Any]:
             )
         x = self._array
         flat = xp.reshape(x, (-1,))
-        if flat.dtype.kind == "V":  # bfloat16: CuPy cannot sort it; float32 holds it exactly
-            flat = flat.astype("float32")
+        flat = _wide(flat)
         res = xp.unique_all(flat) if x.size else None
         dev = self._device
         if res is None:
@@ -124,14 +127,14 @@ def kernels(ns: Namespace) -> dict[str, Any]:
             counts = xp.zeros((0,), dtype=xp.int64)
         else:
             values, inverse, counts = (
-                res.values.astype(x.dtype) if res.values.dtype != x.dtype else res.values,
+                retype(res.values, x.dtype),
                 xp.reshape(res.inverse_indices, x.shape),
                 res.counts,
             )
         return (
             make(values, self._dtype, dev),
-            make(inverse.astype(xp.int64), int64, dev) if return_inverse else _empty_index(dev),
-            make(counts.astype(xp.int64), int64, dev) if return_counts else _empty_index(dev),
+            make(retype(inverse, xp.int64), int64, dev) if return_inverse else _empty_index(dev),
+            make(retype(counts, xp.int64), int64, dev) if return_counts else _empty_index(dev),
         )
 
     def unique_dim(
@@ -152,7 +155,7 @@ def kernels(ns: Namespace) -> dict[str, Any]:
         if rows.shape[0] == 0:
             return self, _empty_index(dev), _empty_index(dev)
         # Lexicographic order of the slices along dim: sort by the last column first, stably.
-        keys = rows.astype("float32") if rows.dtype.kind == "V" else rows  # bfloat16, as unique
+        keys = _wide(rows)  # bfloat16, as unique
         order = xp.arange(rows.shape[0])
         for c in range(rows.shape[1] - 1, -1, -1):
             order = order[xp.argsort(keys[order, c], stable=True)]
@@ -161,16 +164,16 @@ def kernels(ns: Namespace) -> dict[str, Any]:
         if rows.shape[0] > 1:
             ordered_keys = keys[order]
             new[1:] = xp.any(ordered_keys[1:] != ordered_keys[:-1], axis=1)
-        group = xp.cumsum(new.astype(xp.int64)) - 1
+        group = xp.cumsum(retype(new, xp.int64)) - 1
         first = xp.nonzero(new)[0]
         values = xp.moveaxis(xp.reshape(ordered[first], (-1, *moved.shape[1:])), 0, d)
         inverse = xp.zeros(rows.shape[0], dtype=xp.int64)
         inverse[order] = group
         counts = xp.diff(xp.concat([first, xp.asarray([rows.shape[0]])]))
         return (
-            make(values.copy(), self._dtype, dev),
+            make(copy(values), self._dtype, dev),
             make(inverse, int64, dev) if return_inverse else _empty_index(dev),
-            make(counts.astype(xp.int64), int64, dev) if return_counts else _empty_index(dev),
+            make(retype(counts, xp.int64), int64, dev) if return_counts else _empty_index(dev),
         )
 
     return {

@@ -52,6 +52,8 @@ def kernels(front: FrontEnd, fns: dict[str, Callable[..., Any]]) -> dict[str, An
     make, infer_size = front.make, front.infer_size
     reshape_fn, broadcast_to, diagonal_fn = fns["reshape"], fns["broadcast_to"], fns["diagonal"]
     reshape_raw = fns.get("reshape_raw")
+    # The standard's ``permute_dims`` where the arrays have no ``transpose`` method.
+    permute_dims = fns.get("permute_dims") or _transpose
 
     def _raw(x: Any, size: Any, copy: bool | None) -> Any:
         """``reshape_raw(x, size, copy)``, or None where the general path must decide."""
@@ -76,7 +78,7 @@ def kernels(front: FrontEnd, fns: dict[str, Callable[..., Any]]) -> dict[str, An
             raise RuntimeError(
                 f"view(): view size is not compatible with input tensor's size and stride (at "
                 f"least one dimension spans across two contiguous subspaces); self has shape "
-                f"{list(x.shape)} and strides {list(_strides(x))}. Use .reshape(...) instead."
+                f"{list(x.shape)} and strides {_list(_strides(x))}. Use .reshape(...) instead."
             ) from None
         return make(out, self._dtype, self._device)
 
@@ -106,7 +108,7 @@ def kernels(front: FrontEnd, fns: dict[str, Callable[..., Any]]) -> dict[str, An
             return make(x[...], self._dtype, self._device)
         axes = list(range(n))
         axes[a], axes[b] = b, a
-        return make(x.transpose(axes), self._dtype, self._device)
+        return make(permute_dims(x, axes), self._dtype, self._device)
 
     def permute(self: Any, dims: Any) -> Any:
         x = self._array
@@ -120,7 +122,7 @@ def kernels(front: FrontEnd, fns: dict[str, Callable[..., Any]]) -> dict[str, An
         axes = [_dim("permute", d, x.ndim, "dims") for d in dims]
         if len(set(axes)) != len(axes):
             raise RuntimeError(f"permute(): repeated dim in permute (argument 'dims' is {dims})")
-        out = x.transpose(axes) if x.ndim > 1 else x[...]
+        out = permute_dims(x, axes) if x.ndim > 1 else x[...]
         return make(out, self._dtype, self._device)
 
     def expand(self: Any, size: Any, *, implicit: bool = False) -> Any:
@@ -179,7 +181,11 @@ def kernels(front: FrontEnd, fns: dict[str, Callable[..., Any]]) -> dict[str, An
         d = _dim("slice", dim, x.ndim)
         if step <= 0:
             raise ValueError(f"slice(): step must be greater than zero, got step={step}")
-        return make(x[_key(d, slice(start, end, step))], self._dtype, self._device)
+        try:
+            out = x[_key(d, slice(start, end, step))]
+        except IndexError:  # the standard's slices stay in range: the same slice, clamped
+            out = x[_key(d, slice(*slice(start, end, step).indices(x.shape[d])))]
+        return make(out, self._dtype, self._device)
 
     def diagonal(self: Any, offset: Any = 0, dim1: Any = 0, dim2: Any = 1) -> Any:
         x = self._array
@@ -284,9 +290,20 @@ def kernels(front: FrontEnd, fns: dict[str, Callable[..., Any]]) -> dict[str, An
     }
 
 
-def _strides(x: Any) -> tuple[int, ...]:
-    item = x.dtype.itemsize
-    return tuple(s // item for s in x.strides)
+def _transpose(x: Any, axes: Any) -> Any:
+    return x.transpose(axes)
+
+
+def _strides(x: Any) -> tuple[int, ...] | str:
+    item = getattr(x.dtype, "itemsize", None)
+    strides = getattr(x, "strides", None)
+    if item is None or strides is None:  # the standard's arrays have no strides
+        return "unknown"
+    return tuple(s // item for s in strides)
+
+
+def _list(strides: Any) -> Any:
+    return list(strides) if isinstance(strides, tuple) else strides
 
 
 def strided_diagonal(as_strided: Callable[..., Any]) -> Callable[..., Any]:
