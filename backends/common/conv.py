@@ -332,7 +332,8 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                     div.append(end - start)
                 else:
                     div.append(xp.minimum(end, size) - xp.maximum(start, 0))
-            out = sums / (xp.reshape(div[0], (-1, 1)) * xp.reshape(div[1], (1, -1)))
+            divisor = xp.reshape(div[0], (-1, 1)) * xp.reshape(div[1], (1, -1))
+            out = sums / astype(divisor, front.float64)  # the standard divides no ints
         if dt.category == 1:  # integer pools divide with truncation, as C does
             out = xp.trunc(out)
         return make(astype(out, dt, copy=False), dt, dev)

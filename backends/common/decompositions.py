@@ -17,13 +17,14 @@ definite) becomes the ``RuntimeError`` PyTorch raises, naming the operator.
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import Any
 
 from .elementwise import Namespace, rename, rename_all
 from .frontend import FrontEnd
 
-__all__ = ["LINALG", "FFT", "kernels", "meta_kernels"]
+__all__ = ["LINALG", "FFT", "kernels", "meta_kernels", "standard_linalg"]
 
 # name -> the outputs' dtypes ("same": the input's, "real": its real dtype,
 # "complex": its complex dtype)
@@ -235,14 +236,72 @@ def _solve_dtypes(front: FrontEnd, op: Any, A: Any, B: Any) -> tuple[Any, Any]: 
     return entry  # type: ignore[no-any-return]
 
 
+# Note [Standard linalg for plug-in devices]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A plug-in device whose namespace has the standard's ``linalg`` extension gets these
+# kernels too, through ``standard_linalg``: NumPy's ``linalg`` calls that ``kernels``
+# makes, in the standard's terms.  The standard's ``eigh``/``eigvalsh`` take no
+# ``UPLO`` (they read a Hermitian matrix): the matrix is first made Hermitian from the
+# triangle PyTorch reads, as LAPACK would.  ``qr`` has no ``mode="r"``: the reduced
+# ``R``.  ``svd(compute_uv=False)`` is ``svdvals``.  Functions the extension lacks (dask's
+# has no ``det``, ``eigh``, ``slogdet``) make no kernel: the dispatcher's error names
+# the operator and the device.  The library's own errors (array_api_strict raises
+# NumPy's ``LinAlgError``) come as ``errors``, and become PyTorch's ``RuntimeError``.
+# The standard's FFTs take ``norm="backward"`` for NumPy's ``None``, and complex input
+# where a complex transform is asked of a real tensor.
+def standard_linalg(xp: Any, errors: tuple[type[BaseException], ...]) -> Any:
+    """NumPy's ``linalg`` API, as ``kernels`` calls it, over the standard's extension
+    ``xp.linalg``, holding only what the extension has: Note [Standard linalg for
+    plug-in devices]."""
+    lin = xp.linalg
+    fns: dict[str, Any] = {}
+
+    def hermitian(a: Any, uplo: str) -> Any:
+        if uplo == "U":
+            return xp.triu(a) + xp.conj(xp.matrix_transpose(xp.triu(a, k=1)))
+        return xp.tril(a) + xp.conj(xp.matrix_transpose(xp.tril(a, k=-1)))
+
+    def eigh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
+        return tuple(lin.eigh(hermitian(a, UPLO)))
+
+    def eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
+        return lin.eigvalsh(hermitian(a, UPLO))
+
+    def qr(a: Any, mode: str = "reduced") -> Any:
+        if mode == "r":
+            return lin.qr(a, mode="reduced")[1]
+        return tuple(lin.qr(a, mode=mode))
+
+    def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True) -> Any:
+        if not compute_uv:
+            return lin.svdvals(a)
+        return tuple(lin.svd(a, full_matrices=full_matrices))
+
+    for name in ("cholesky", "det", "inv", "slogdet", "solve", "eig"):
+        if getattr(lin, name, None) is not None:
+            fns[name] = getattr(lin, name)
+    wrapped = {"eigh": eigh, "eigvalsh": eigvalsh, "qr": qr, "svd": svd}
+    for name, fn in wrapped.items():
+        if getattr(lin, name, None) is not None and (name != "svd" or hasattr(lin, "svdvals")):
+            fns[name] = fn
+    return types.SimpleNamespace(
+        __name__=f"{getattr(xp, '__name__', 'xp')}.linalg", LinAlgError=errors, **fns
+    )
+
+
 def kernels(ns: Namespace, linalg: Any, fft: Any) -> dict[str, Any]:
-    """Data kernels over the library's ``linalg`` and ``fft`` modules."""
+    """Data kernels over the library's ``linalg`` and ``fft`` modules (either None for
+    none; a function one of them lacks makes no kernel)."""
     front = ns.front
     make, op_info, xp = front.make, front.op_info, ns.xp
     out: dict[str, Any] = {}
+    standard = ns.standard
 
     def cast(t: Any, cdt: Any) -> Any:
-        return t._array if t._dtype is cdt else t._array.astype(cdt.numpy_dtype)
+        return t._array if t._dtype is cdt else ns.astype(t._array, cdt)
+
+    def has(name: str) -> bool:
+        return linalg is not None and hasattr(linalg, name)
 
     def wrap(name: str, arrays: tuple[Any, ...], dt: Any, dev: Any) -> Any:
         kinds = LINALG[name]
@@ -252,7 +311,9 @@ def kernels(ns: Namespace, linalg: Any, fft: Any) -> dict[str, Any]:
             results.append(make(ns.finish(xp.asarray(a), odt), odt, dev))
         return results[0] if len(results) == 1 else tuple(results)
 
-    def linalg_kernel(name: str, compute: Callable[..., tuple[Any, ...]]) -> None:
+    def linalg_kernel(name: str, compute: Callable[..., tuple[Any, ...]], *needs: str) -> None:
+        if not all(has(n) for n in needs or (name.removeprefix("linalg_"),)):
+            return
         op = op_info(name)
 
         def kernel(A: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N803
@@ -267,7 +328,7 @@ def kernels(ns: Namespace, linalg: Any, fft: Any) -> dict[str, Any]:
         out[name] = rename(kernel, name, ns)
 
     def mT(a: Any) -> Any:  # noqa: N802
-        return xp.swapaxes(a, -1, -2)
+        return xp.matrix_transpose(a)
 
     def cholesky(a: Any, *, upper: bool = False) -> tuple[Any, ...]:
         low = linalg.cholesky(a)
@@ -293,36 +354,43 @@ def kernels(ns: Namespace, linalg: Any, fft: Any) -> dict[str, Any]:
         if a.size == 0:  # LAPACK refuses empty matrices; PyTorch gives identities
             k = min(m, n)
             um, vn = (m, n) if full_matrices else (k, k)
-            u = xp.broadcast_to(xp.eye(m, um, dtype=a.dtype), (*a.shape[:-2], m, um)).copy()
-            vh = xp.broadcast_to(xp.eye(vn, n, dtype=a.dtype), (*a.shape[:-2], vn, n)).copy()
-            return u, xp.zeros((*a.shape[:-2], k), dtype=a.real.dtype), vh
+            u = ns.copy(xp.broadcast_to(xp.eye(m, um, dtype=a.dtype), (*a.shape[:-2], m, um)))
+            vh = ns.copy(xp.broadcast_to(xp.eye(vn, n, dtype=a.dtype), (*a.shape[:-2], vn, n)))
+            return u, xp.zeros((*a.shape[:-2], k), dtype=xp.real(a).dtype), vh
         u, s, vh = linalg.svd(a, full_matrices=full_matrices)
         return u, s, vh
 
     def svdvals(a: Any, *, driver: Any = None) -> tuple[Any, ...]:
         if a.size == 0:
-            return (xp.zeros((*a.shape[:-2], min(a.shape[-2:])), dtype=a.real.dtype),)
+            return (xp.zeros((*a.shape[:-2], min(a.shape[-2:])), dtype=xp.real(a).dtype),)
         return (linalg.svd(a, compute_uv=False),)
 
     linalg_kernel("linalg_cholesky", cholesky)
     linalg_kernel("linalg_det", lambda a: (linalg.det(a),))
 
     def eig(a: Any) -> tuple[Any, ...]:
-        if not hasattr(linalg, "eig"):
-            raise RuntimeError(f"linalg.eig: {linalg.__name__} has no eig (not on this device)")
         w, v = linalg.eig(a)  # real when every eigenvalue is: made complex by ``wrap``
         return w, v
 
     linalg_kernel("linalg_eig", eig)
-    linalg_kernel("linalg_eigvals", lambda a: (eig(a)[0],))
+    linalg_kernel("linalg_eigvals", lambda a: (eig(a)[0],), "eig")
     linalg_kernel("linalg_eigh", eigh)
     linalg_kernel("linalg_eigvalsh", lambda a, UPLO="L": (linalg.eigvalsh(a, UPLO=UPLO),))
     linalg_kernel("linalg_inv", lambda a: (linalg.inv(a),))
     linalg_kernel("linalg_qr", qr)
     linalg_kernel("linalg_slogdet", slogdet)
     linalg_kernel("linalg_svd", svd)
-    linalg_kernel("linalg_svdvals", svdvals)
+    linalg_kernel("linalg_svdvals", svdvals, "svd")
+    if has("solve"):
+        _solve_kernel(ns, linalg, out, cast, mT)
+    if fft is not None:
+        _fft_kernels(ns, fft, out, cast)
+    return out
 
+
+def _solve_kernel(ns: Namespace, linalg: Any, out: dict[str, Any], cast: Any, mT: Any) -> None:  # noqa: N803
+    front, xp = ns.front, ns.xp
+    make, op_info = front.make, front.op_info
     solve_op = op_info("linalg_solve")
 
     def solve(A: Any, B: Any, *, left: bool = True) -> Any:  # noqa: N803
@@ -346,16 +414,35 @@ def kernels(ns: Namespace, linalg: Any, fft: Any) -> dict[str, Any]:
 
     out["linalg_solve"] = rename(solve, "linalg_solve", ns)
 
+
+# The transforms whose input is complex in the standard (NumPy's take real input too).
+_COMPLEX_IN = frozenset(
+    {"fft_fft", "fft_ifft", "fft_fftn", "fft_ifftn", "fft_hfft", "fft_irfft", "fft_irfftn"}
+)
+
+
+def _fft_kernels(ns: Namespace, fft: Any, out: dict[str, Any], cast: Any) -> None:
+    front, xp = ns.front, ns.xp
+    make, op_info = front.make, front.op_info
+    standard = ns.standard
+
     def fft_kernel(name: str) -> None:
+        fn = getattr(fft, name.removeprefix("fft_"), None)
+        if fn is None:
+            return
         op = op_info(name)
-        fn = getattr(fft, name.removeprefix("fft_"))
         nd = name.endswith("n")
+        complex_in = standard and name in _COMPLEX_IN
 
         def kernel(x: Any, n: Any = None, dim: Any = None if nd else -1, norm: Any = None) -> Any:
             cdt, odt = _dtype_of(front, op, x)
             _norm(norm, "fft." + name.removeprefix("fft_"))
             shape = fft_shape(name, tuple(x._array.shape), n, dim)
             a = cast(x, cdt)
+            if standard:  # Note [Standard linalg for plug-in devices]
+                norm = "backward" if norm is None else norm
+                if complex_in and not cdt.is_complex:
+                    a = ns.astype(a, cdt.to_complex())
             if nd:
                 axes = None if dim is None else ([dim] if isinstance(dim, int) else list(dim))
                 if axes is None and n is not None:
@@ -371,7 +458,6 @@ def kernels(ns: Namespace, linalg: Any, fft: Any) -> dict[str, Any]:
 
     for name in FFT:
         fft_kernel(name)
-    return out
 
 
 def meta_kernels(front: FrontEnd, module: str) -> dict[str, Any]:

@@ -58,6 +58,7 @@ from dispatch import Library, parse_schema
 from . import (
     conv,
     creation,
+    decompositions,
     device_guard,
     indexing,
     joining,
@@ -231,7 +232,13 @@ def _elementwise(
 
     unary["signbit"] = signbit
     if getattr(ns.lib, "exp2", None) is None and getattr(xp, "exp2", None) is None:
-        unary["exp2"] = lambda x: xp.pow(2.0, x)  # the standard has no exp2
+
+        def exp2(x: Any) -> Any:  # the standard has no exp2: 2 ** x, for real dtypes
+            if ns.kind_of(x.dtype) == "c":  # pow's complex specials are not exp2's
+                raise NotImplementedError(f"exp2 of complex tensors: {xp.__name__} has no exp2")
+            return xp.pow(2.0, x)
+
+        unary["exp2"] = exp2
 
     unary["logical_not"] = lambda x: xp.logical_not(truth(x))
     for name in ("logical_and", "logical_or", "logical_xor"):
@@ -285,7 +292,7 @@ def _elementwise(
             kernel = ew.binary(op, fn, ns, overload, scalar=scalar, names=names, extra=extra)
             if op.name in plain:
                 kernel = ew.binary_alpha(
-                    op, plain[op.name], kernel, ns, overload, scalar=scalar, names=names
+                    op, numbers(plain[op.name], op.name), kernel, ns, overload, scalar=scalar, names=names
                 )
             out[qualname] = kernel
     return out
@@ -342,7 +349,15 @@ def _reductions(front: FrontEnd, ns: ew.Namespace, spec: DeviceSpec) -> dict[str
 
         return run
 
-    overrides: dict[str, Any] = {"amax": extreme(xp.max), "amin": extreme(xp.min)}
+    # The standard's max/min/argmax/argmin take no bools: as uint8 (bools as numbers).
+    numbers = _bool_as_numbers(xp, ns.dtype_of(front.bool), ns.dtype_of(front.uint8))
+    overrides: dict[str, Any] = {
+        "amax": numbers(extreme(xp.max)), "amin": numbers(extreme(xp.min)),
+    }  # fmt: skip
+    for name in ("argmax", "argmin"):
+        index = reduction.default_math(name, ns)
+        if index is not None:
+            overrides[name] = numbers(index)
     cumprod = getattr(spec.lib, "cumprod", None)
     if getattr(xp, "cumulative_prod", None) is None and cumprod is not None:
         overrides["cumprod"] = lambda x, axis: cumprod(x, axis=axis)
@@ -453,6 +468,7 @@ def _kernels(
         "tensordot": function("tensordot"),
     }
     family("linalg", lambda: linalg.kernels(ns, products))
+    family("decompositions", lambda: _decompositions(ns, xp))
     diagonal = spec.functions.get("diagonal")
     as_strided = spec.functions.get("as_strided")
     if diagonal is None and as_strided is not None:
@@ -471,7 +487,8 @@ def _kernels(
     )
     index_fns = {"add_at": function("add_at"), "multiply_at": function("multiply_at")}
     family("indexing", lambda: ew.rename_all(indexing.kernels(ns, index_fns), module))
-    join_fns = {"diag": function("diag"), "concat": function("concat", "concatenate")}
+    diag = _function(spec, "diag") or joining.standard_diag(xp)
+    join_fns = {"diag": diag, "concat": function("concat", "concatenate")}
     family("joining", lambda: ew.rename_all(joining.kernels(ns, join_fns), module))
     family("sorting", lambda: ew.rename_all(sorting.kernels(ns), module))
     engine = _engine(spec)
@@ -482,6 +499,19 @@ def _kernels(
     family("creation", lambda: creation.kernels(ns, engine))
     found.update(variants.kernels(front, found, f"{module}.variants", ns))
     return found, shared
+
+
+def _decompositions(ns: ew.Namespace, xp: Any) -> dict[str, Any]:
+    """``linalg_*`` from the namespace's ``linalg`` extension and ``fft_*`` from its
+    ``fft`` (Note [Standard linalg for plug-in devices] in ``decompositions``); none
+    where it has neither."""
+    lin = getattr(xp, "linalg", None)
+    fft = getattr(xp, "fft", None)
+    if lin is None and fft is None:
+        return {}
+    # array_api_strict's linalg raises NumPy's LinAlgError (singular, not definite).
+    std = decompositions.standard_linalg(xp, (np.linalg.LinAlgError,)) if lin else None
+    return decompositions.kernels(ns, std, fft)
 
 
 def _engine(spec: DeviceSpec) -> Any:

@@ -106,6 +106,23 @@ def _dims(op: str, dims: Any, ndim: int) -> tuple[int, ...]:
     return tuple(out)
 
 
+def standard_diag(xp: Any) -> Callable[[Any, int], Any]:
+    """NumPy's ``diag(x, k)`` in the standard, for a library without one: a 2-D ``x``'s
+    diagonal is ``linalg.diagonal``'s; a 1-D ``x`` goes on the ``k``-th diagonal of a
+    zero matrix by ``where`` over ``eye``'s mask (row ``i`` holds ``x[i]`` above the
+    main diagonal, column ``j`` holds ``x[j]`` below it)."""
+
+    def diag(x: Any, k: int) -> Any:
+        if x.ndim == 2:
+            return xp.linalg.diagonal(x, offset=k)
+        n = x.shape[0] + abs(k)
+        vals = xp.concat([x, xp.zeros((abs(k),), dtype=x.dtype)])
+        vals = vals[:, None] if k >= 0 else vals[None, :]
+        return xp.where(xp.eye(n, n, k=k, dtype=xp.bool), vals, xp.zeros((), dtype=x.dtype))
+
+    return diag
+
+
 def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
     """The joining kernels of one backend (``ns`` a ``MetaNamespace`` for meta);
     ``fns["diag"]`` is the namespace's ``diag`` (not in the array API)."""

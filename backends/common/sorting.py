@@ -37,11 +37,17 @@ def kernels(ns: Namespace) -> dict[str, Any]:
     sort_op, argsort_op = op_info("sort"), op_info("argsort")
     topk_op, unique_op = op_info("topk"), op_info("_unique2")
     kind_of, retype, copy, float32 = ns.kind_of, ns.retype, ns.copy, front.float32
+    wide_kinds: tuple[str, ...] = ("V",)
+
+    narrow = (*wide_kinds, "b") if ns.standard else wide_kinds
 
     def _wide(x: Any) -> Any:
         # ml_dtypes' bfloat16 (kind "V") sorts NaN wrongly and CuPy cannot sort it at all:
-        # order float32 copies, which hold it exactly.
-        return ns.astype(x, float32) if kind_of(x.dtype) == "V" else x
+        # order float32 copies, which hold it exactly.  The standard sorts no bools: uint8.
+        kind = kind_of(x.dtype)
+        if kind not in narrow:
+            return x
+        return ns.astype(x, float32 if kind == "V" else front.uint8)
 
     def _order(x: Any, d: int, descending: bool) -> Any:
         # array_api_compat's descending argsort flips, sorts stably and flips back: ties keep

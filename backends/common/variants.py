@@ -285,6 +285,8 @@ def assign(front: FrontEnd, op: str, x: Any, value: Any, ns: Any = None) -> None
     if ns is not None:
         if getattr(value, "dtype", None) is not None and value.dtype != x.dtype:
             value = ns.cast(value, x.dtype)  # the standard casts no values when writing
+        elif type(value) in (int, float) and ns.kind_of(x.dtype) == "b":
+            value = bool(value)  # the standard writes Python bools only into bool arrays
     elif (
         x.dtype.kind == "u"
         and getattr(value, "dtype", None) is not None
