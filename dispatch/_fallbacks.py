@@ -3,7 +3,8 @@
 Imports: sibling ``dispatch`` modules.
 
 Registered once, at import, from a private ``Library("_", "IMPL")`` (SEMANTICS.md §5):
-- fallthrough at BackendSelect, ADInplaceOrView, AutocastCPU and AutocastCUDA;
+- fallthrough at BackendSelect, ADInplaceOrView, AutocastCPU, AutocastCUDA and
+  AutocastPrivateUse1 (c10's ``autocast_mode.cpp`` registers all three);
 - the autograd fallback at every Autograd<Backend> key and AutogradOther: a real
   kernel that redispatches below autograd (PyTorch's "nothing" mode; recording a
   warning node is the tensor package's business);
@@ -41,6 +42,7 @@ def _register() -> None:
         DispatchKey.ADInplaceOrView,
         DispatchKey.AutocastCPU,
         DispatchKey.AutocastCUDA,
+        DispatchKey.AutocastPrivateUse1,
     ):
         _registry.add_fallback(key, fallthrough_kernel, with_keyset=False, location=_LOCATION)
     for key in sorted(AUTOGRAD_KEYS):

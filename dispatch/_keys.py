@@ -26,9 +26,11 @@ Note [Plug-in device keys]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~
 Devices registered at run time (``tensor.register_device``) take the three
 PrivateUse backend keys in turn, each with its Autograd counterpart, so three
-plug-in devices can live in one process; the first also gets AutocastPrivateUse1.
-These are c10's keys in c10's order: c10 has no Autocast key for PrivateUse2/3
-(and ``test_tls`` checks our default exclude set against PyTorch's).
+plug-in devices can live in one process.  These are c10's keys in c10's order: c10
+has no Autocast key for PrivateUse2/3 (and ``test_tls`` checks our default exclude
+set against PyTorch's), so all three devices carry AutocastPrivateUse1, whose kernels
+find the device from the arguments (Note [Autocast on plug-in devices] in
+``tensor._autocast``).
 """
 
 from __future__ import annotations

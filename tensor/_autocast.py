@@ -42,11 +42,31 @@ __all__ = [
 
 F = TypeVar("F", bound=Callable[..., Any])
 _KEY = {"cpu": DispatchKey.AutocastCPU, "cuda": DispatchKey.AutocastCUDA}
+_PLUGIN_KEY = DispatchKey.AutocastPrivateUse1
+
+# Note [Autocast on plug-in devices]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# c10 has one autocast key for the PrivateUse backends, AutocastPrivateUse1, and
+# PyTorch registers CUDA's policy lists at it.  We keep c10's keys: every plug-in
+# device's tensors carry AutocastPrivateUse1 (devices at PrivateUse2 and 3 too:
+# ``tensor._device.add_device_type``), its kernels are CUDA's policies, and which
+# plug-in devices have autocast on is this thread's ``state.plugins`` (device type ->
+# lower-precision dtype).  The key is excluded exactly when no plug-in device has
+# autocast on; its kernel reads the device of the call's first tensor and applies the
+# policy only if autocast is on for that device type (``autocast("two")`` casts
+# nothing on "one"), else calls the operator again past the key.  So three devices
+# share one key at the cost of one device lookup per call, and autocast on CPU or CUDA
+# never reaches it.  A device's default lower-precision dtype is float16 where its
+# namespace has it, bfloat16 else; one with neither, or asked for a dtype it lacks,
+# raises naming the device (PyTorch refuses dtypes the device's AMP does not support).
+_LOWER = ("float16", "bfloat16")
 
 
 class _State(threading.local):
     def __init__(self) -> None:
         self.dtypes = {"cpu": _dtype.bfloat16, "cuda": _dtype.float16}
+        # plug-in device type -> its autocast dtype, while autocast is on for it
+        self.plugins: dict[str, dtype] = {}
         self.depth = 0
         self.cache_enabled = True
         # id(fp32 leaf) -> (weakref to it, its lower-precision copy)
@@ -58,19 +78,57 @@ state = _State()
 
 def is_autocast_enabled(device_type: str = "cuda") -> bool:
     """Whether autocast is on for ``device_type`` on this thread."""
+    if _key(device_type) is _PLUGIN_KEY:
+        return device_type in state.plugins
     return not dispatch.tls_is_dispatch_key_excluded(_key(device_type))
 
 
 def get_autocast_dtype(device_type: str) -> dtype:
     _key(device_type)
+    if device_type not in state.dtypes:  # a plug-in device: its default
+        return _plugin_dtypes(device_type)[0]
     return state.dtypes[device_type]
 
 
 def _key(device_type: str) -> DispatchKey:
     key = _KEY.get(device_type)
     if key is None:
-        raise ValueError(f"autocast: device_type must be 'cpu' or 'cuda', got {device_type!r}")
+        from . import _plugin
+
+        if _plugin.get_device(device_type) is not None:
+            return _PLUGIN_KEY
+        raise ValueError(
+            f"autocast: device_type must be 'cpu', 'cuda' or a registered plug-in device "
+            f"({', '.join(sorted(_plugin.registered_devices())) or 'none registered'}), got "
+            f"{device_type!r}"
+        )
     return key
+
+
+def _plugin_dtypes(device_type: str) -> tuple[dtype, ...]:
+    """The lower-precision dtypes plug-in device ``device_type`` has, preferred first
+    (Note [Autocast on plug-in devices]); raises naming the device if none."""
+    from . import _plugin
+
+    dev = _plugin.get_device(device_type)
+    xp = dev.spec.namespace if dev is not None else None
+    found = tuple(getattr(_dtype, n) for n in _LOWER if getattr(xp, n, None) is not None)
+    if not found:
+        raise RuntimeError(
+            f"autocast: device {device_type!r} has no lower-precision dtype (its namespace "
+            f"has neither float16 nor bfloat16), so autocast cannot run on it"
+        )
+    return found
+
+
+def _set_plugin(device_type: str, dt: dtype | None) -> None:
+    """Autocast on (``dt``) or off (None) for a plug-in device; the shared key is
+    excluded exactly when it is off for all of them."""
+    if dt is None:
+        state.plugins.pop(device_type, None)
+    else:
+        state.plugins[device_type] = dt
+    dispatch.tls_set_dispatch_key_excluded(_PLUGIN_KEY, not state.plugins)
 
 
 class autocast:  # noqa: N801 - PyTorch's spelling
@@ -92,8 +150,17 @@ class autocast:  # noqa: N801 - PyTorch's spelling
     ) -> None:
         self.device_type = device_type
         self.key = _key(device_type)
-        self.fast_dtype = dtype if dtype is not None else state.dtypes[device_type]
         self.enabled = bool(enabled)
+        self.plugin = self.key is _PLUGIN_KEY
+        if self.plugin:
+            supported = _plugin_dtypes(device_type) if self.enabled else ()
+            if self.enabled and dtype is not None and dtype not in supported:
+                raise RuntimeError(
+                    f"autocast: device {device_type!r} does not support {dtype} (its "
+                    f"lower-precision dtypes: {', '.join(str(d) for d in supported)})"
+                )
+            dtype = dtype if dtype is not None else (supported[0] if supported else None)
+        self.fast_dtype = dtype if dtype is not None else state.dtypes.get(device_type)
         self.cache_enabled = state.cache_enabled if cache_enabled is None else cache_enabled
         if (
             self.enabled
@@ -120,6 +187,13 @@ class autocast:  # noqa: N801 - PyTorch's spelling
             self.enabled = False
 
     def __enter__(self) -> autocast:
+        if self.plugin:
+            self.prev = (state.plugins.get(self.device_type), None, state.cache_enabled)
+            _set_plugin(self.device_type, self.fast_dtype if self.enabled else None)
+            state.dtypes[self.device_type] = self.fast_dtype
+            state.cache_enabled = self.cache_enabled
+            state.depth += 1
+            return self
         self.prev = (
             is_autocast_enabled(self.device_type),
             state.dtypes[self.device_type],
@@ -136,6 +210,12 @@ class autocast:  # noqa: N801 - PyTorch's spelling
         if state.depth == 0:
             state.cache.clear()
         enabled, fast, cache_enabled = self.prev
+        if self.plugin:
+            _set_plugin(self.device_type, enabled)
+            if enabled is not None:
+                state.dtypes[self.device_type] = enabled
+            state.cache_enabled = cache_enabled
+            return
         dispatch.tls_set_dispatch_key_excluded(self.key, not enabled)
         state.dtypes[self.device_type] = fast
         state.cache_enabled = cache_enabled
@@ -309,6 +389,32 @@ def _kernel(op: dispatch.OpOverload, key: DispatchKey, device_type: str, policy:
     return kernel
 
 
+def _first_device_type(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+    for v in (*args, *kwargs.values()):
+        for x in v if isinstance(v, (list, tuple)) else (v,):
+            d = getattr(x, "_device", None)
+            if d is not None and getattr(x, "_dispatch_bits", None) is not None:
+                return str(d.type)
+    return None
+
+
+def _plugin_kernel(op: dispatch.OpOverload, policy: str) -> Any:
+    """The AutocastPrivateUse1 kernel of ``op``: the policy for the device of the call's
+    first tensor where autocast is on for it (Note [Autocast on plug-in devices])."""
+    own_key = DispatchKeySet(_PLUGIN_KEY)
+    transform = _POLICY_FUNCTIONS[policy]
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        device_type = _first_device_type(args, kwargs)
+        with dispatch.exclude_keys(own_key):
+            if device_type in state.plugins:
+                args, kwargs = transform(op, device_type, args, kwargs)
+            return op(*args, **kwargs)  # from the top: autograd records the casts
+
+    kernel.__qualname__ = kernel.__name__ = f"autocast_privateuse_{policy}"
+    return kernel
+
+
 # PyTorch 2.13's policies (SEMANTICS.md §8) for the operators this package does not
 # define (yet): nothing to register them on.  They complete POLICIES, which
 # tests/tensor/test_autocast.py checks against PyTorch's lists; the policy of an
@@ -372,6 +478,11 @@ def register() -> None:
             base, _, overload = name.partition(".")
             op = getattr(getattr(ops.core, base), overload or "default")
             _LIB.impl(op.name, _kernel(op, key, device_type, policy), key.name)
+    # The plug-in devices: CUDA's lists, as PyTorch registers them for PrivateUse1.
+    for name, policy in optable.AUTOCAST["cuda"].items():
+        base, _, overload = name.partition(".")
+        op = getattr(getattr(ops.core, base), overload or "default")
+        _LIB.impl(op.name, _plugin_kernel(op, policy), _PLUGIN_KEY.name)
     for device_type, rows in DECOMPOSED.items():
         key = _KEY[device_type]
         for name, decomposition in rows.items():

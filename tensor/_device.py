@@ -152,11 +152,11 @@ class PluginHooks:
 
 def add_device_type(name: str, backend_key: DispatchKey) -> None:
     """Make ``name`` a device type whose tensors carry ``backend_key`` and its autograd,
-    autocast (where c10 has one) and ADInplaceOrView keys (``tensor.register_device``)."""
+    autocast (c10's AutocastPrivateUse1) and ADInplaceOrView keys (``tensor.register_device``)."""
     keys = [backend_key, _K.ADInplaceOrView, _K.parse(f"Autograd{backend_key.name}")]
-    autocast = _K.__members__.get(f"Autocast{backend_key.name}")  # PrivateUse1's only, as c10
-    if autocast is not None:
-        keys.append(autocast)
+    # c10's one autocast key of the PrivateUse backends, for all three devices: Note
+    # [Autocast on plug-in devices] in tensor._autocast.
+    keys.append(_K.AutocastPrivateUse1)
     _KEYS[name] = (backend_key, DispatchKeySet(keys).bits)
 
 

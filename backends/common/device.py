@@ -292,7 +292,13 @@ def _elementwise(
             kernel = ew.binary(op, fn, ns, overload, scalar=scalar, names=names, extra=extra)
             if op.name in plain:
                 kernel = ew.binary_alpha(
-                    op, numbers(plain[op.name], op.name), kernel, ns, overload, scalar=scalar, names=names
+                    op,
+                    numbers(plain[op.name], op.name),
+                    kernel,
+                    ns,
+                    overload,
+                    scalar=scalar,
+                    names=names,
                 )
             out[qualname] = kernel
     return out

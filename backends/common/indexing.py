@@ -92,9 +92,7 @@ def _extrema(xp: Any, idx: Any) -> tuple[int, int]:
     return int(xp.min(idx)), int(xp.max(idx))
 
 
-def _check_range(
-    xp: Any, op: str, idx: Any, size: int, dim: int, exc: type = IndexError
-) -> None:
+def _check_range(xp: Any, op: str, idx: Any, size: int, dim: int, exc: type = IndexError) -> None:
     if idx.size:
         lo, hi = _extrema(xp, idx)
         if lo < -size or hi >= size:

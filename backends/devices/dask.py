@@ -45,7 +45,7 @@ def _import(name: str) -> Any:
 def _namespace(da: Any, compat: Any) -> types.ModuleType:
     """array_api_compat's dask namespace, with ``eye`` that gives non-square matrices
     (dask 2026.8's ``eye(2, M=4)`` builds a graph with a missing chunk, and compat's
-    passes through to it)."""
+    passes through to it), NumPy's float16, and a ``linalg.cholesky`` that gives L."""
     xp = types.ModuleType(compat.__name__)
     xp.__dict__.update(vars(compat))
 
@@ -56,6 +56,20 @@ def _namespace(da: Any, compat: Any) -> types.ModuleType:
         return (rows == da.arange(cols, dtype=np.int64)[None, :]).astype(dtype or np.float64)
 
     xp.eye = eye  # type: ignore[attr-defined]
+    # Dask computes float16 as NumPy does; array_api_compat names the standard's dtypes
+    # only.  With it the device holds float16 tensors, and autocast("dask") has its
+    # default dtype (Note [Autocast on plug-in devices] in tensor._autocast).
+    xp.float16 = np.float16  # type: ignore[attr-defined]
+    # compat's cholesky reads dask's result as L, but dask.array.linalg.cholesky gives U
+    # unless asked for lower=True (dask 2026.8, array_api_compat 1.16): ask.
+    linalg = types.ModuleType(compat.linalg.__name__)
+    linalg.__dict__.update(vars(compat.linalg))
+
+    def cholesky(x: Any, /, *, upper: bool = False) -> Any:
+        return da.linalg.cholesky(x, lower=not upper)
+
+    linalg.cholesky = cholesky  # type: ignore[attr-defined]
+    xp.linalg = linalg  # type: ignore[attr-defined]
     return xp
 
 

@@ -130,3 +130,41 @@ def test_runs_on_a_local_cluster_of_two_processes() -> None:
         # Every worker ran tasks of this graph.
         counts = client.run(lambda dask_worker: dask_worker.state.executed_count)
         assert all(n > 0 for n in counts.values()), counts
+
+
+def test_autocast_on_dask() -> None:
+    # Dask computes float16 (Note [Autocast on plug-in devices] in tensor._autocast):
+    # CUDA's policies, lazily, with autograd over the casts.
+    data = np.random.default_rng(0).standard_normal((6, 5)).astype(np.float32)
+    x = tt.tensor(data, device="dask", chunks=3, requires_grad=True)
+    with tt.autocast("dask"):
+        y = x @ x.T
+        assert y.dtype is tt.float16 and _is_lazy(y)
+        loss = y.float().sum()
+    np.testing.assert_allclose(y.numpy(), (data @ data.T).astype(np.float16), rtol=2e-2, atol=2e-2)
+    loss.backward()
+    assert x.grad is not None and x.grad.dtype is tt.float32  # float64 is never cast
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.tile(data.sum(0), (6, 1)), rtol=2e-2)
+
+
+def test_linalg_from_dask_linalg() -> None:
+    # dask.array's linalg (through array_api_compat) makes qr, inv, solve, cholesky, svd
+    # for the device; det, eigh and slogdet it lacks, and they are refused by name (and
+    # what dask refuses, e.g. compat's svdvals asking for full matrices, is refused too).
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((5, 5)) + 5 * np.eye(5)
+    b = rng.standard_normal((5, 2))
+    x, y = tt.tensor(a, device="dask"), tt.tensor(b, device="dask")
+    np.testing.assert_allclose(tt.linalg.inv(x).numpy(), np.linalg.inv(a), rtol=1e-10)
+    np.testing.assert_allclose(tt.linalg.solve(x, y).numpy(), np.linalg.solve(a, b), rtol=1e-10)
+    q, r = tt.linalg.qr(x)
+    np.testing.assert_allclose((q @ r).numpy(), a, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.triu(r.numpy()), r.numpy())
+    spd = tt.tensor(a @ a.T, device="dask")
+    np.testing.assert_allclose(
+        tt.linalg.cholesky(spd).numpy(), np.linalg.cholesky(a @ a.T), rtol=1e-10
+    )
+    with pytest.raises(NotImplementedError, match=r"linalg_det.*'dask'"):
+        tt.linalg.det(x)
+    with pytest.raises(NotImplementedError, match=r"linalg_svdvals.*'dask'"):
+        tt.linalg.svdvals(x)

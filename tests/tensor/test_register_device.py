@@ -115,13 +115,112 @@ def test_a_user_kernel_for_the_device(mydev: tt.PluginDevice) -> None:
 
 
 def test_what_it_cannot_run_raises(mydev: tt.PluginDevice) -> None:
-    # The standard has no sliding_window_view (NumPy keeps it in np.lib.stride_tricks),
-    # and the device's spec gives none: conv2d needs one.
-    assert "sliding_window_view" in mydev.missing
-    x = tt.ones(1, 1, 4, 4, device="mydev")
-    w = tt.ones(1, 1, 3, 3, device="mydev")
-    with pytest.raises(NotImplementedError, match=r"conv2d.*'mydev'"):
-        tt.nn.functional.conv2d(x, w)
+    # The standard has no unbuffered add (NumPy's add.at), and the device's spec gives
+    # none: scatter_add needs one.
+    assert "add_at" in mydev.missing
+    x = tt.zeros(4, device="mydev")
+    index = tt.tensor([0, 0, 1], device="mydev")
+    with pytest.raises(NotImplementedError, match=r"scatter_add.*'mydev'"):
+        x.scatter_add(0, index, tt.ones(3, device="mydev"))
+
+
+@pytest.mark.parametrize(
+    ("shape", "kernel", "stride", "padding", "dilation"),
+    [((2, 3, 7, 6), (4, 3, 3, 2), 1, 0, 1), ((1, 2, 9, 8), (3, 2, 2, 3), 2, 1, 2),
+     ((2, 4, 5, 5), (2, 4, 1, 1), 1, 0, 1), ((5, 6, 7), (3, 5, 6, 1), 1, 0, 1)],
+)  # fmt: skip
+def test_conv_and_pools_from_slices(
+    mydev: tt.PluginDevice, shape: tuple[int, ...], kernel: tuple[int, ...], stride: int,
+    padding: int, dilation: int,
+) -> None:  # fmt: skip
+    # NumPy's namespace has no sliding_window_view (np.lib.stride_tricks has): the
+    # kernels take windows stacked from slices (backends.common.conv.sliding_windows),
+    # which must give what the CPU's strided windows give.
+    assert "sliding_window_view" not in mydev.missing
+    rng = np.random.default_rng(0)
+    x, w, b = (
+        rng.standard_normal(shape),
+        rng.standard_normal(kernel),
+        rng.standard_normal(kernel[0]),
+    )
+    F = tt.nn.functional
+    for call in (
+        lambda d: F.conv2d(*(tt.tensor(a, device=d) for a in (x, w, b)), stride=stride,
+                           padding=padding, dilation=dilation),
+        lambda d: F.max_pool2d(tt.tensor(x, device=d), 2, stride, min(padding, 1), dilation),
+        lambda d: F.avg_pool2d(tt.tensor(x, device=d), 2, stride, min(padding, 1)),
+    ):  # fmt: skip
+        np.testing.assert_allclose(_cpu(call("mydev")), _cpu(call("cpu")), rtol=1e-12)
+    ints = tt.tensor(rng.integers(-9, 9, shape), device="mydev")
+    got, want = F.avg_pool2d(ints, 2), F.avg_pool2d(ints.to("cpu"), 2)
+    assert got.dtype is want.dtype is tt.int64
+    np.testing.assert_array_equal(_cpu(got), _cpu(want))
+
+
+def test_linalg_from_the_namespace(mydev: tt.PluginDevice) -> None:
+    # The namespace's linalg extension makes the device's linalg_* kernels (Note
+    # [Standard linalg for plug-in devices]): eigh reads the triangle UPLO names, qr's
+    # mode="r" is the reduced R, as on the CPU.
+    for name in ("linalg_inv", "linalg_eigh", "linalg_qr", "linalg_svd", "linalg_solve"):
+        assert name in mydev.registered
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((2, 4, 4))
+    b = rng.standard_normal((2, 4, 3))
+    L = tt.linalg
+    for call in (
+        lambda d: L.inv(tt.tensor(a, device=d)),
+        lambda d: L.eigvalsh(tt.tensor(a, device=d), UPLO="U"),
+        lambda d: L.eigvalsh(tt.tensor(a, device=d), UPLO="L"),
+        lambda d: L.qr(tt.tensor(a, device=d), mode="r")[1],
+        lambda d: L.svdvals(tt.tensor(a, device=d)),
+        lambda d: L.solve(tt.tensor(a, device=d), tt.tensor(b, device=d)),
+        lambda d: L.det(tt.tensor(a, device=d)),
+    ):
+        got, want = call("mydev"), call("cpu")
+        assert got.device.type == "mydev" and got.dtype is want.dtype
+        np.testing.assert_allclose(_cpu(got), _cpu(want), rtol=1e-10, atol=1e-12)
+    with pytest.raises(RuntimeError, match="linalg.inv"):  # singular: PyTorch's error
+        L.inv(tt.zeros(3, 3, device="mydev"))
+
+
+def test_autocast_on_the_device(mydev: tt.PluginDevice) -> None:
+    # Note [Autocast on plug-in devices]: CUDA's policies, float16 (the namespace has
+    # it), on this device only; autograd records the casts.
+    a = tt.randn(3, 4, device="mydev", requires_grad=True)
+    b = tt.randn(4, 2, device="mydev")
+    c = tt.randn(4, 2)
+    assert not tt.is_autocast_enabled("mydev")
+    with tt.autocast("mydev"):
+        assert tt.is_autocast_enabled("mydev") and not tt.is_autocast_enabled("cpu")
+        assert tt.get_autocast_dtype("mydev") is tt.float16
+        out = a @ b
+        assert out.dtype is tt.float16 and out.device.type == "mydev"  # lower_precision_fp
+        assert tt.exp(a).dtype is tt.float32  # no policy: falls through
+        assert tt.softmax(out, 0).dtype is tt.float32  # fp32
+        assert (c.T @ c).dtype is tt.float32  # CPU tensors: autocast("mydev") is not theirs
+        with tt.autocast("mydev", enabled=False):
+            assert (a @ b).dtype is tt.float32
+        assert (a @ b).dtype is tt.float16
+    assert not tt.is_autocast_enabled("mydev") and (a @ b).dtype is tt.float32
+    with tt.autocast("mydev"):
+        loss = (a @ b).float().sum()
+    loss.backward()
+    assert a.grad is not None and a.grad.dtype is tt.float32 and a.grad.device.type == "mydev"
+    np.testing.assert_allclose(_cpu(a.grad), np.tile(_cpu(b).sum(1), (3, 1)), rtol=2e-3)
+    with tt.autocast("cpu"):  # CPU autocast leaves the device alone
+        assert (a @ b).dtype is tt.float32
+    with pytest.raises(RuntimeError, match=r"'mydev' does not support tensor.bfloat16"):
+        tt.autocast("mydev", dtype=tt.bfloat16)
+    with pytest.raises(ValueError, match="registered plug-in device"):
+        tt.autocast("nodev")
+
+
+def test_autocast_needs_a_lower_precision_dtype() -> None:
+    xp = pytest.importorskip("array_api_strict", reason="the strict extra")
+    dev = tt._plugin.get_device("strict")
+    assert dev is not None and getattr(xp, "float16", None) is None
+    with pytest.raises(RuntimeError, match=r"device 'strict' has no lower-precision dtype"):
+        tt.autocast("strict")
 
 
 def test_mixed_devices_name_both(mydev: tt.PluginDevice) -> None:
@@ -162,6 +261,17 @@ def test_three_devices_at_once() -> None:
         assert len({d.key for d in devs}) == 3
         for n in ("one", "two", "three"):
             assert (tt.ones(2, device=n) * 3).sum().to("cpu").item() == 6.0
+        # One autocast key for the three (Note [Autocast on plug-in devices]): on for
+        # "three" only, it casts on "three" only.
+        with tt.autocast("three"):
+            for n in ("one", "two", "three"):
+                m = tt.ones(2, 2, device=n)
+                assert (m @ m).dtype is (tt.float16 if n == "three" else tt.float32), n
+            with tt.autocast("one"):
+                m = tt.ones(2, 2, device="one")
+                assert (m @ m).dtype is tt.float16
+            assert (m @ m).dtype is tt.float32
+        assert not tt.is_autocast_enabled("three")
         try:
             tt.ones(1, device="one") + tt.ones(1, device="two")
         except RuntimeError as e:
