@@ -295,7 +295,6 @@ def kernels(ns: Namespace, linalg: Any, fft: Any) -> dict[str, Any]:
     front = ns.front
     make, op_info, xp = front.make, front.op_info, ns.xp
     out: dict[str, Any] = {}
-    standard = ns.standard
 
     def cast(t: Any, cdt: Any) -> Any:
         return t._array if t._dtype is cdt else ns.astype(t._array, cdt)

@@ -22,8 +22,11 @@ array namespace (Note [Default math] in ``elementwise``), so a library that foll
 standard runs most of them as they are.  What it cannot run must fail loudly, never
 give a wrong answer:
 - *Build-time probes.*  A library function the shared kernels take and the library
-  lacks (``sliding_window_view`` for conv2d, ``as_strided`` for a writeable diagonal
-  view, ``add.at``) is replaced by a stand-in that raises, so only the operators that
+  lacks is made from the standard where it can be (``sliding_window_view`` from
+  slices, ``diag`` from ``eye`` and ``linalg.diagonal``, ``dot``/``vdot`` from
+  ``matmul``/``vecdot``, the ``linalg_*``/``fft_*`` kernels from the ``linalg`` and
+  ``fft`` extensions), else replaced by a stand-in that raises (``as_strided`` for a
+  writeable diagonal view, ``add.at`` for scatter-add), so only the operators that
   need it fail.  An elementwise row whose function neither the library nor the
   namespace has gets no kernel: the dispatcher's ``NotImplementedError`` names the
   operator and the device.  ``DeviceKernels.missing`` lists what was left out and why.
