@@ -398,6 +398,9 @@ def _run(
 ) -> None:
     """The engine loop: run ready nodes, latest first (PyTorch's order), routing each
     node's input gradients to the buffers of the nodes they flow into."""
+    if not captures and needed is None and accumulate:
+        _run_all(ready, deps, buffers, retain_graph)
+        return
     pop, push = heapq.heappop, heapq.heappush
     while ready:
         node = pop(ready)[1]
@@ -447,6 +450,68 @@ def _run(
                         buf[nr] = g
                     else:
                         buf[nr] = _sum(buf[nr], g)
+            count = deps[nxt] - 1
+            deps[nxt] = count
+            if count == 0:
+                push(ready, (-nxt.seq, nxt))
+        g = grad_inputs = buf = None
+
+
+# Note [The engine's common loop]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``backward()`` (every training step) captures nothing, runs every node and accumulates
+# into ``.grad``: ``_run_all`` is ``_run`` with those three cases taken out, and routes
+# the gradients of a node whose formula returned one per edge (all of them do) with one
+# ``zip``.  It keeps ``_run``'s order, hooks, stealing and release exactly; the engine
+# tests run both loops (``autograd.grad`` and ``backward(inputs=...)`` take ``_run``).
+def _run_all(
+    ready: list[tuple[int, Node]],
+    deps: dict[Node, int],
+    buffers: dict[Node, list[Any]],
+    retain_graph: bool,
+) -> None:
+    pop, push = heapq.heappop, heapq.heappush
+    take, find = buffers.pop, buffers.get
+    accumulate_grad = AccumulateGrad
+    while ready:
+        node = pop(ready)[1]
+        grads = take(node, None)
+        if grads is None:
+            grads = [None] * node._num_outputs
+        if (
+            node._pre_hooks is not None
+            or node._retain_hooks is not None
+            or (type(node) is accumulate_grad and getattr(node.variable, "_hooks", None))
+        ):
+            grads = _prepare_grads(node, grads)
+        for g in grads:
+            if g is not None:
+                g = None  # no reference of ours may stay (Note [Stealing gradients])
+                grad_inputs = node.apply(grads)
+                break
+        else:
+            grad_inputs = ()
+        if node._post_hooks:
+            for hook in node._post_hooks:
+                hook(tuple(grad_inputs), tuple(grads))
+        grads = None
+        if not retain_graph and type(node) is not accumulate_grad:
+            node.release()
+        edges = node.next_functions
+        if not edges:  # an AccumulateGrad
+            continue
+        if len(grad_inputs) != len(edges):
+            grad_inputs = (*grad_inputs, *([None] * (len(edges) - len(grad_inputs))))
+        for (nxt, nr), g in zip(edges, grad_inputs, strict=False):  # extras: as _run
+            if nxt is None:
+                continue
+            if g is not None:
+                buf = find(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * nxt._num_outputs
+                    buf[nr] = g
+                else:
+                    buf[nr] = _sum(buf[nr], g)
             count = deps[nxt] - 1
             deps[nxt] = count
             if count == 0:
