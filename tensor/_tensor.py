@@ -104,7 +104,7 @@ class Tensor(TensorConversions):
     _base: Tensor | None = None  # the tensor a view was made from (its root), else None
     _version_counter: list[int] | None = None  # [count], shared with views; None until needed
     _output_nr = 0  # which output of its grad_fn this tensor is
-    _grad_accumulator: Any = None  # weakref to a leaf's gradient accumulator (autograd)
+    _grad_accumulator: Any = None  # a leaf's AccumulateGrad (Note [One accumulator a leaf])
     _hooks: list[Any] | None = None  # gradient hooks of a leaf, set by register_hook
     _retains_grad = False  # set by retain_grad on a non-leaf
 

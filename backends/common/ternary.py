@@ -9,7 +9,10 @@ both raise the same errors.
 
 from __future__ import annotations
 
+from math import copysign
 from typing import Any
+
+import numpy as _numpy
 
 from . import errors, fastpaths, shape_rules
 from .elementwise import Namespace, rename
@@ -167,6 +170,48 @@ def _direct_dtypes(op: Any, half: frozenset[Any]) -> frozenset[Any]:
     )
 
 
+# Note [Masking by bits]
+# ~~~~~~~~~~~~~~~~~~~~~~
+# ``where(mask, x, 0)`` is how relu's backward (PyTorch's threshold_backward) and masks
+# in user code keep some elements and zero the rest.  NumPy's where branches on every
+# element, and on a mask of no pattern (relu's, on random data) the mispredictions make
+# it 5-7x slower than arithmetic (94 us for 64x256 float32; ci/bench/autograd.py's
+# larger step).  Multiplying by the mask is not the same (a NaN or inf times 0 is NaN),
+# but ANDing each element's bits with the mask widened to all-ones or all-zeros is:
+# kept elements keep their exact bits (NaN payloads, -0.0), the others become +0.0 (the
+# number 0), as where gives.  Taken for ``other`` the number 0, or 0.0 (not -0.0) with a
+# floating array (0.0 promotes an integer one), dtypes of 2, 4 or 8 bytes on NumPy, and
+# a C-contiguous mask and array of one shape (so the result is C-contiguous, as where's;
+# broadcasting would also be right); everything else calls where.  Planted bugs in the
+# sign, kind and number checks fail tests/backends/test_fastpath_elementwise.py.
+def _mask_zero_dtypes(ns: Namespace) -> dict[Any, Any] | None:
+    """{array dtype: unsigned dtype of its width} where the backend's arrays are NumPy's."""
+    if ns.ndarray is not _numpy.ndarray:
+        return None
+    out: dict[Any, Any] = {}
+    for name in ("float16", "float32", "float64", "int16", "int32", "int64"):
+        dt = _numpy.dtype(name)
+        out[dt] = _numpy.dtype(f"uint{dt.itemsize * 8}")
+    try:
+        import ml_dtypes
+
+        out[_numpy.dtype(ml_dtypes.bfloat16)] = _numpy.dtype("uint16")
+    except ImportError:  # pragma: no cover - ml_dtypes is a dependency
+        pass
+    return out
+
+
+def _signbit(x: float) -> bool:
+    return copysign(1.0, x) < 0
+
+
+def mask_zero_fn(mask: Any, x: Any, unsigned: Any) -> Any:
+    """``where(mask, x, 0)`` for NumPy arrays of one shape (Note [Masking by bits])."""
+    bits = _numpy.negative(mask.view(_numpy.uint8), dtype=unsigned)  # 1 -> all ones
+    bits &= x.view(unsigned)
+    return bits.view(x.dtype)
+
+
 def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
     """Data kernels of ``where``, ``lerp``, ``clamp``, ``addcmul`` or ``addcdiv`` for the
     namespace of ``ns``."""
@@ -181,6 +226,7 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
         # NumPy's where past its __array_function__ dispatcher (~0.1 us): the fast path
         # has checked that every array is the backend's own.
         where_fn = getattr(ns.lib.where, "_implementation", ns.lib.where)
+        mask_zero = _mask_zero_dtypes(ns)
 
         def where(condition: Any, self: Any, other: Any) -> Any:
             # Fast path (autograd's masks: relu's backward is ``where(out > 0, grad, 0)``):
@@ -202,6 +248,23 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                         if type(other) is tensor_type:
                             if other._dtype is dt and other._device is dev:
                                 out = where_fn(c, a, other._array)
+                        elif (
+                            other == 0
+                            and (
+                                type(other) is int
+                                or (
+                                    type(other) is float
+                                    and dt.category >= 2
+                                    and not _signbit(other)
+                                )
+                            )
+                            and mask_zero is not None
+                            and (unsigned := mask_zero.get(a.dtype)) is not None
+                            and c.shape == a.shape
+                            and c.flags.c_contiguous
+                            and a.flags.c_contiguous
+                        ):
+                            out = mask_zero_fn(c, a, unsigned)
                         else:
                             kind = _NUMBER_KIND.get(type(other))
                             if (

@@ -208,10 +208,9 @@ del _probe
 # gradient.  Uncontended, the lock costs ~0.15 us a leaf per backward.
 #
 # The locks are a fixed pool, picked by the leaf's ``id``, rather than one made with each
-# accumulator: a leaf's accumulator dies with its graph and is made again by the next one
-# (every training step, every recorded op on a leaf whose graph is dropped), and a new
-# lock a time was a fifth of that cost.  Two leaves that share a lock only wait for each
-# other; they never lose an update.
+# accumulator (when accumulators were made again with every graph, a new lock a time was
+# a fifth of that cost; Note [One accumulator a leaf] now makes one a leaf).  Two leaves
+# that share a lock only wait for each other; they never lose an update.
 _LOCK_POOL = tuple(threading.Lock() for _ in range(64))
 
 
@@ -220,13 +219,20 @@ def _lock_of(variable: Any) -> Any:
 
 
 class AccumulateGrad(Node):
-    """The node of a leaf that requires grad: adds incoming gradients to ``.grad``."""
+    """The node of a leaf that requires grad: adds incoming gradients to ``.grad``
+    (Note [One accumulator a leaf])."""
 
-    __slots__ = ("variable",)
+    __slots__ = ("_variable",)
 
     def __init__(self, variable: Any) -> None:
         super().__init__(())
-        self.variable = variable
+        self.seq = _ACCUMULATOR_SEQ + self.seq
+        self._variable = weakref.ref(variable)
+
+    @property
+    def variable(self) -> Any:
+        """The leaf, or None once it is gone."""
+        return self._variable()
 
     @property
     def lock(self) -> Any:
@@ -236,9 +242,9 @@ class AccumulateGrad(Node):
 
     def apply(self, grads: list[Any]) -> Sequence[Any]:
         grad = grads[0]
-        if grad is None:
+        var = self._variable()
+        if grad is None or var is None:  # a leaf that is gone has no .grad to add to
             return ()
-        var = self.variable
         enabled = _grad_mode.state.grad_enabled
         with _LOCK_POOL[(id(var) >> 4) & 63]:  # _lock_of, inline
             old = var.grad
@@ -383,7 +389,9 @@ def run_backward(
 
 
 def _seq_of(n: Node) -> int:
-    return n.seq
+    """A key that sorts children before parents: sequence numbers grow with recording,
+    and accumulators, made once a leaf (Note [One accumulator a leaf]), have no children."""
+    return -1 if type(n) is AccumulateGrad else n.seq
 
 
 def _run(
@@ -398,6 +406,9 @@ def _run(
 ) -> None:
     """The engine loop: run ready nodes, latest first (PyTorch's order), routing each
     node's input gradients to the buffers of the nodes they flow into."""
+    if not captures and needed is None and accumulate:
+        _run_all(ready, deps, buffers, retain_graph)
+        return
     pop, push = heapq.heappop, heapq.heappush
     while ready:
         node = pop(ready)[1]
@@ -454,6 +465,68 @@ def _run(
         g = grad_inputs = buf = None
 
 
+# Note [The engine's common loop]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``backward()`` (every training step) captures nothing, runs every node and accumulates
+# into ``.grad``: ``_run_all`` is ``_run`` with those three cases taken out, and routes
+# the gradients of a node whose formula returned one per edge (all of them do) with one
+# ``zip``.  It keeps ``_run``'s order, hooks, stealing and release exactly; the engine
+# tests run both loops (``autograd.grad`` and ``backward(inputs=...)`` take ``_run``).
+def _run_all(
+    ready: list[tuple[int, Node]],
+    deps: dict[Node, int],
+    buffers: dict[Node, list[Any]],
+    retain_graph: bool,
+) -> None:
+    pop, push = heapq.heappop, heapq.heappush
+    take, find = buffers.pop, buffers.get
+    accumulate_grad = AccumulateGrad
+    while ready:
+        node = pop(ready)[1]
+        grads = take(node, None)
+        if grads is None:
+            grads = [None] * node._num_outputs
+        if (
+            node._pre_hooks is not None
+            or node._retain_hooks is not None
+            or (type(node) is accumulate_grad and getattr(node.variable, "_hooks", None))
+        ):
+            grads = _prepare_grads(node, grads)
+        for g in grads:
+            if g is not None:
+                g = None  # no reference of ours may stay (Note [Stealing gradients])
+                grad_inputs = node.apply(grads)
+                break
+        else:
+            grad_inputs = ()
+        if node._post_hooks:
+            for hook in node._post_hooks:
+                hook(tuple(grad_inputs), tuple(grads))
+        grads = None
+        if not retain_graph and type(node) is not accumulate_grad:
+            node.release()
+        edges = node.next_functions
+        if not edges:  # an AccumulateGrad
+            continue
+        if len(grad_inputs) != len(edges):
+            grad_inputs = (*grad_inputs, *([None] * (len(edges) - len(grad_inputs))))
+        for (nxt, nr), g in zip(edges, grad_inputs, strict=False):  # extras: as _run
+            if nxt is None:
+                continue
+            if g is not None:
+                buf = find(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * nxt._num_outputs
+                    buf[nr] = g
+                else:
+                    buf[nr] = _sum(buf[nr], g)
+            count = deps[nxt] - 1
+            deps[nxt] = count
+            if count == 0:
+                push(ready, (-nxt.seq, nxt))
+        g = grad_inputs = buf = None
+
+
 def _edge_node(t: Any) -> Node | None:
     """The node gradients of ``t`` flow into: its grad_fn, or its AccumulateGrad."""
     if t.grad_fn is not None:
@@ -467,19 +540,33 @@ _ACCUMULATOR_LOCK = threading.Lock()  # Note [Concurrent accumulation]
 _new = object.__new__
 
 
+# Note [One accumulator a leaf]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A leaf's AccumulateGrad is made once, the first time a graph reaches the leaf, and the
+# leaf keeps it (``_grad_accumulator``) for life; the node holds the leaf weakly, so the
+# two form no reference cycle.  PyTorch keeps it the other way round (a weak pointer in
+# the leaf, the leaf held by the node), so every graph over a leaf whose last graph died
+# makes a new node: a lock, an object and a weak reference, ~1 us in Python, on every
+# training step and every recorded op on a leaf (ci/bench/autograd.py).  What a user can
+# see of the difference: the node is the same object from graph to graph (as it is in
+# PyTorch for as long as anyone holds it, which is what DDP-style code that hooks it
+# does), and a graph does not keep a leaf alive by itself (a gradient reaching a leaf
+# nobody holds any more is dropped; nothing could read it).  Its sequence number puts it
+# before every other node that is ready at the same time, as PyTorch's (UINT64_MAX), the
+# accumulators among themselves in the order they were made.
+_ACCUMULATOR_SEQ = 1 << 62
+
+
 def grad_accumulator(t: Any) -> AccumulateGrad:
-    """The one AccumulateGrad node of a leaf.  The tensor keeps only a weak reference
-    (graphs keep the node alive), so tensor and node form no reference cycle."""
-    ref = t._grad_accumulator
-    acc = ref() if ref is not None else None
+    """The one AccumulateGrad node of a leaf (Note [One accumulator a leaf])."""
+    acc = t._grad_accumulator
     if acc is None:
-        with _ACCUMULATOR_LOCK:  # one live accumulator a leaf, whichever thread asks
-            ref = t._grad_accumulator
-            acc = ref() if ref is not None else None
+        with _ACCUMULATOR_LOCK:  # one accumulator a leaf, whichever thread asks first
+            acc = t._grad_accumulator
             if acc is None:  # AccumulateGrad(t), without its two __init__ frames
                 acc = _new(AccumulateGrad)
                 acc.next_functions = ()
-                acc.seq = new_seq()
-                acc.variable = t
-                t._grad_accumulator = weakref.ref(acc)
-    return acc
+                acc.seq = _ACCUMULATOR_SEQ + new_seq()
+                acc._variable = weakref.ref(t)
+                t._grad_accumulator = acc
+    return acc  # type: ignore[no-any-return]

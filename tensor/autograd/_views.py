@@ -77,8 +77,7 @@ def edges_of(inputs: Sequence[Any]) -> tuple[tuple[Node | None, int], ...]:
             continue
         fn = t.grad_fn
         if fn is None:
-            ref = t._grad_accumulator
-            acc = ref() if ref is not None else None
+            acc = t._grad_accumulator  # Note [One accumulator a leaf]
             edges.append((acc if acc is not None else grad_accumulator(t), 0))
         elif fn._view_version is None:
             edges.append((fn, t._output_nr))

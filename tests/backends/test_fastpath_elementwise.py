@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -141,6 +143,37 @@ def test_where(x, other):
             __import__("torch").tensor([True, False, True]), a, o
         ),
     )
+
+
+@pytest.mark.parametrize("pattern", ["x > 0", "random", "broadcast", "transposed"])
+@pytest.mark.parametrize("other", [0, 0.0, -0.0, 1, False, 0j, 1e-300])
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_where_zero_by_bits(dtype, other, pattern):
+    """Note [Masking by bits]: where(mask, x, 0) as bits ANDed with the mask, against
+    NumPy's where on both sides of the guard (every dtype, the numbers 0, 0.0, -0.0 and
+    others, masks of the same shape, broadcast or transposed; values with NaN, inf and
+    -0.0), and against PyTorch."""
+    rng = np.random.default_rng(7)
+    values = rng.standard_normal((4, 5)) * 4
+    values.flat[:4] = [np.nan, np.inf, -0.0, -np.inf]
+    with np.errstate(invalid="ignore"):
+        x = tt.tensor(values).to(dtype) if dtype is not tt.bool else tt.tensor(values > 0)
+    bits = rng.random((4, 5)) > 0.5
+    flip = pattern == "transposed"  # a mask that is a transposed view
+    held = bits[0] if pattern == "broadcast" else np.ascontiguousarray(bits.T) if flip else bits
+
+    def call(a):
+        if pattern == "x > 0":
+            return tt.where(a > 0 if a.dtype is not tt.bool else a, a, other)
+        return tt.where(tt.tensor(held).T if flip else tt.tensor(held), a, other)
+
+    def torch_call(a):
+        t = __import__("torch")
+        if pattern == "x > 0":
+            return t.where(a > 0 if a.dtype is not t.bool else a, a, other)
+        return t.where(t.tensor(held).T if flip else t.tensor(held), a, other)
+
+    same_both_ways(call, x, torch_call=None if torch_quirk("where", x) else torch_call)
 
 
 @FEW
