@@ -292,7 +292,7 @@ def _sum(a: Any, b: Any) -> Any:
 def _prepare_grads(node: Node, grads: list[Any]) -> list[Any]:
     """Run pre-hooks: a leaf's tensor hooks, then the node's own."""
     if isinstance(node, AccumulateGrad) and grads[0] is not None:
-        for hook in getattr(node.variable, "_hooks", None) or ():
+        for hook in getattr(node._variable(), "_hooks", None) or ():
             new = hook(grads[0])
             if new is not None:
                 grads = [new]
@@ -420,7 +420,7 @@ def _run(
         if run and (
             node._pre_hooks is not None
             or node._retain_hooks is not None
-            or (type(node) is AccumulateGrad and getattr(node.variable, "_hooks", None))
+            or (type(node) is AccumulateGrad and getattr(node._variable(), "_hooks", None))
         ):
             grads = _prepare_grads(node, grads)  # tensor hooks come before capture
         if captures:
@@ -489,7 +489,7 @@ def _run_all(
         if (
             node._pre_hooks is not None
             or node._retain_hooks is not None
-            or (type(node) is accumulate_grad and getattr(node.variable, "_hooks", None))
+            or (type(node) is accumulate_grad and getattr(node._variable(), "_hooks", None))
         ):
             grads = _prepare_grads(node, grads)
         for g in grads:
