@@ -174,10 +174,8 @@ def searchsorted(
 ) -> Tensor:
     if side not in ("left", "right"):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', not {side!r}")
-    if sorter is not None:
-        x1 = tt.take_along_dim(x1, sorter, dim=-1)
     x1, x2 = _promote(x1, x2)
-    return tt.searchsorted(x1, x2, right=side == "right")
+    return tt.searchsorted(x1, x2, side=side, sorter=sorter)
 
 
 UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
