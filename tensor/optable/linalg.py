@@ -16,7 +16,19 @@ from typing import Any
 
 from .._dtype import INT, dtype, get_default_dtype
 from . import _grad
-from ._row import ALL, BOOLS, COMPLEXES, FLOATS, INTS, NO_BOOL, InPlace, NoFormula, OpInfo, same
+from ._row import (
+    ALL,
+    BOOLS,
+    COMPLEXES,
+    FLOATS,
+    INEXACT,
+    INTS,
+    NO_BOOL,
+    InPlace,
+    NoFormula,
+    OpInfo,
+    same,
+)
 
 __all__ = ["ROWS"]
 
@@ -219,6 +231,27 @@ def _tensordot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     return _einsum_grads(g, ["".join(lx), "".join(ly)], rhs, [x, y])
 
 
+@_grad.saves("x:y", "y:x")
+def _vecdot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    # out = sum(conj(x) * y, dim), differentiated as that composition is by mul's and
+    # conj's formulas (the same complex convention): dL/dy = g conj(x), dL/dx = conj(g y),
+    # with g laid back along the summed dim and summed to each argument's shape.
+    x, y = a["x"], a["y"]
+    ndim = max(x.ndim, y.ndim)
+    shape = [max(p, q) if 0 not in (p, q) else 0 for p, q in zip(
+        [1] * (ndim - x.ndim) + list(x.shape), [1] * (ndim - y.ndim) + list(y.shape), strict=True
+    )]  # fmt: skip
+    # g along the summed dim again, at its full size (the other operand may lack it)
+    gu = core.expand(core.unsqueeze(g, _grad.wrap_dim(a["dim"], ndim)), shape) if ndim else g
+    cplx = x.dtype.is_complex
+    gx = gy = None
+    if needs(x):
+        gx = _grad.grad_for(core.conj(gu * y) if cplx else gu * y, x)
+    if needs(y):
+        gy = _grad.grad_for(gu * core.conj(x) if cplx else gu * x, y)
+    return gx, gy
+
+
 ROWS: tuple[OpInfo, ...] = (
     OpInfo(
         "matmul", ("matmul(Tensor self, Tensor other) -> Tensor",), "linalg", NO_BOOL,
@@ -240,6 +273,10 @@ ROWS: tuple[OpInfo, ...] = (
         grad=_dot, autocast={"cuda": "promote"},
     ),
     OpInfo("outer", ("outer(Tensor self, Tensor vec2) -> Tensor",), "linalg", ALL, grad=_outer),
+    OpInfo(
+        "linalg_vecdot", ("linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor",), "linalg",
+        INEXACT, function="linalg.vecdot", method=False, out=False, grad=_vecdot,
+    ),
     OpInfo(
         "einsum", ("einsum(str equation, Tensor[] tensors) -> Tensor",), "linalg", ALL,
         method=False, py="einsum", grad=_einsum, autocast={"cuda": "lower_precision_fp"},

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .opentry import OpEntry, _fn
-from .samples import Sample, values
+from .samples import Sample, up, values
 
 __all__ = ["entries"]
 
@@ -109,6 +109,28 @@ def _ref_fft(name: str) -> Callable[..., Any]:
     return ref
 
 
+def _vecdot_ref(x: np.ndarray, y: np.ndarray, dim: int = -1) -> np.ndarray:
+    a, b = np.broadcast_arrays(up(x), up(y))
+    prod = np.conj(a) * b
+    return prod.sum(axis=dim) if prod.ndim else prod
+
+
+def _vecdot_samples(dtype: str, rng: np.random.Generator) -> list[Sample]:
+    x = values(dtype, (3, 4), rng)
+    other = "float64" if dtype != "float64" else "float32"
+    return [
+        Sample((x, values(dtype, (3, 4), rng)), name="same shape", plain=True),
+        Sample((x, values(dtype, (4,), rng)), name="broadcast"),
+        Sample((values(dtype, (2, 1, 4), rng), x), {"dim": 0}, name="dim 0 of the broadcast"),
+        Sample((x.T, values(dtype, (4, 3), rng)), {"dim": -2}, name="non-contiguous"),
+        Sample((values(dtype, (), rng), values(dtype, (), rng)), name="0-d"),
+        Sample((x[:, :0], values(dtype, (3, 0), rng)), name="empty"),
+        Sample((x, values(other, (3, 4), rng)), name="mixed dtypes"),
+        Sample((x, values(dtype, (2, 4), rng)), name="shapes do not broadcast"),
+        Sample((x, x), {"dim": 2}, name="dim out of range"),
+    ]
+
+
 def entries() -> list[OpEntry]:
     la = np.linalg
     linalg: dict[str, tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]] = {
@@ -158,6 +180,10 @@ def entries() -> list[OpEntry]:
         OpEntry(f"linalg.{name}", f"linalg_{name}", call, ref, samples, tol=50.0)
         for name, (call, ref, samples) in linalg.items()
     ]
+    db.append(
+        OpEntry("linalg.vecdot", "linalg_vecdot", _fn("linalg.vecdot"), _vecdot_ref,
+                _vecdot_samples, tol=4.0)
+    )  # fmt: skip
     for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
         half_in = name in ("irfft", "hfft")
         db.append(
