@@ -15,7 +15,7 @@ import string
 from typing import Any
 
 from .._dtype import INT, dtype, get_default_dtype
-from . import _grad
+from . import _grad, _linalg_grad
 from ._row import (
     ALL,
     BOOLS,
@@ -233,9 +233,9 @@ def _tensordot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 
 @_grad.saves("x:y", "y:x")
 def _vecdot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
-    # out = sum(conj(x) * y, dim), differentiated as that composition is by mul's and
-    # conj's formulas (the same complex convention): dL/dy = g conj(x), dL/dx = conj(g y),
-    # with g laid back along the summed dim and summed to each argument's shape.
+    # out = sum(conj(x) * y, dim): dL/dy = g x, dL/dx = conj(g) y, PyTorch's complex
+    # convention (as inv/det/solve below; Note [Decomposition derivatives]), with g laid
+    # back along the summed dim and summed to each argument's shape.
     x, y = a["x"], a["y"]
     ndim = max(x.ndim, y.ndim)
     shape = [max(p, q) if 0 not in (p, q) else 0 for p, q in zip(
@@ -246,9 +246,9 @@ def _vecdot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     cplx = x.dtype.is_complex
     gx = gy = None
     if needs(x):
-        gx = _grad.grad_for(core.conj(gu * y) if cplx else gu * y, x)
+        gx = _grad.grad_for((core.conj(gu) if cplx else gu) * y, x)
     if needs(y):
-        gy = _grad.grad_for(gu * core.conj(x) if cplx else gu * x, y)
+        gy = _grad.grad_for(gu * x, y)
     return gx, gy
 
 
@@ -294,7 +294,9 @@ ROWS: tuple[OpInfo, ...] = (
 # backends.common.decompositions): PyTorch's torch.linalg / torch.fft schemas.  float16 and
 # bfloat16 are refused, as PyTorch's CPU LAPACK and pocketfft do.
 _LAPACK = (FLOATS - {d for d in FLOATS if d.itemsize == 2}) | COMPLEXES
-_NO_FORMULA = NoFormula("no derivative formula for this decomposition yet (issue #18)")
+_NO_FORMULA = NoFormula(
+    "no derivative formula for the non-Hermitian eigendecomposition yet (issue #18)"
+)
 
 
 def _to_complex(d: dtype) -> tuple[dtype, dtype]:
@@ -363,7 +365,8 @@ def _solve(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     )
 
 
-_FORMULAS = {"linalg_inv": _inv, "linalg_det": _det, "linalg_solve": _solve}
+# Note [Decomposition derivatives] in _linalg_grad for the others.
+_FORMULAS = {"linalg_inv": _inv, "linalg_det": _det, "linalg_solve": _solve} | _linalg_grad.FORMULAS
 
 
 def _decomposition(
@@ -396,7 +399,7 @@ def _fft(name: str, nd: bool, rule: object, dtypes: frozenset[dtype] = _FFT) -> 
         function=name.replace("_", ".", 1),
         method=False,
         out=False,  # type: ignore[arg-type]
-        grad=NoFormula("no FFT derivative formulas yet (issue #18)"),
+        grad=_linalg_grad.FORMULAS[name],
         autocast={"cpu": "fp32"},  # PyTorch 2.13 CPU autocast list
     )
 
