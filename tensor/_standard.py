@@ -14,10 +14,13 @@ are ``broadcast_to`` views, ``repeat_interleave`` indexes with ``searchsorted``)
 run on every backend, under autograd, autocast and modes, with no kernel of their own.
 PyTorch makes the same choice: ``diff``, ``meshgrid``, ``broadcast_tensors`` and
 ``repeat_interleave(input, repeats)`` are CompositeImplicitAutograd there too, and
-``broadcast_shapes`` is plain Python.  ``searchsorted`` and ``isin`` were compositions
-that compared every pair of elements (memory proportional to the product of the sizes);
-they are operators now, with a binary search per backend (Note [Searching operators] in
-``backends.common.searching``), generated into ``tt`` from their table rows.
+``broadcast_shapes`` is plain Python.  The array API's ``cumulative_sum`` and
+``cumulative_prod`` (``include_initial``: ``cumsum``/``cumprod`` after a ``cat`` of the
+initial value, ``tensor.array_api._statistics``) have no PyTorch operator to mirror.
+``searchsorted`` and ``isin`` were compositions that compared every pair of elements
+(memory proportional to the product of the sizes); they are operators now, with a
+binary search per backend (Note [Searching operators] in ``backends.common.searching``),
+generated into ``tt`` from their table rows.
 """
 
 from __future__ import annotations
