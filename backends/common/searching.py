@@ -82,9 +82,7 @@ def bisect(xp: Any, bd: Any, v: Any, sorter: Any, side: str) -> Any:
 def namespace_fns(ns: Namespace) -> dict[str, Callable[..., Any]]:
     """The searches written against the array namespace: any device's (``bisect``, and
     ``isin`` as a sort of the test elements then a search of each element)."""
-    xp = ns.xp
-
-    int32 = ns.front.int32
+    xp, int32 = ns.xp, ns.front.int32
 
     def searchsorted(bd: Any, v: Any, sorter: Any, right: bool, out_int32: bool) -> Any:
         out = bisect(xp, bd, v, sorter, "right" if right else "left")
@@ -107,10 +105,11 @@ def namespace_fns(ns: Namespace) -> dict[str, Callable[..., Any]]:
 
 
 def kernels(ns: Namespace, fns: Mapping[str, Callable[..., Any]]) -> dict[str, Any]:
-    """The searching kernels of one backend: ``fns["searchsorted"](boundaries, values,
-    sorter, right, out_int32)`` (int64 positions, int32 with ``out_int32``) and ``fns["isin"](elements, test_elements,
-    assume_unique, invert)`` take arrays already promoted to one dtype (``sorter`` may be
-    None) and return the result array; ``ns`` a ``MetaNamespace`` for meta (no ``fns``)."""
+    """The searching kernels of one backend.  ``fns["searchsorted"](boundaries, values,
+    sorter, right, out_int32)`` (int64 positions, int32 with ``out_int32``) and
+    ``fns["isin"](elements, test_elements, assume_unique, invert)`` take arrays already
+    promoted to one dtype (``sorter`` may be None) and return the result array; ``ns`` is
+    a ``MetaNamespace`` for meta (no ``fns``)."""
     meta = isinstance(ns, MetaNamespace)
     front = ns.front
     Tensor, make, make_meta = front.Tensor, front.make, front.make_meta  # noqa: N806

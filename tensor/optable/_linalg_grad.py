@@ -38,7 +38,7 @@ __all__ = ["FORMULAS"]
 core = _grad.core
 
 
-# -- helpers ----------------------------------------------------------------------------------------
+# -- helpers ---------------------------------------------------------------------------------------
 def _mT(x: Any) -> Any:  # noqa: N802
     return core.transpose.int(x, -2, -1)
 
@@ -82,7 +82,7 @@ def _check_phase(vhgv_diag: Any, what: str) -> None:
         )
 
 
-# -- decompositions ---------------------------------------------------------------------------------
+# -- decompositions --------------------------------------------------------------------------------
 @_grad.saves("result")
 def _cholesky(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     # gA = L^{-H} Phi(L^H gL) L^{-1}, Phi(X) = tril(X) Hermitian-completed with a halved diagonal
@@ -202,7 +202,7 @@ def _slogdet(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     return (core.unsqueeze(core.unsqueeze(scale, -1), -1) * inv_h,)
 
 
-# -- FFTs -------------------------------------------------------------------------------------------
+# -- FFTs ------------------------------------------------------------------------------------------
 _SWAP = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 

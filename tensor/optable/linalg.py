@@ -276,6 +276,7 @@ ROWS: tuple[OpInfo, ...] = (
     OpInfo(
         "linalg_vecdot", ("linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor",), "linalg",
         INEXACT, function="linalg.vecdot", method=False, out=False, grad=_vecdot,
+        autocast=_LOWER,
     ),
     OpInfo(
         "einsum", ("einsum(str equation, Tensor[] tensors) -> Tensor",), "linalg", ALL,

@@ -134,7 +134,7 @@ def test_qr_refuses_what_pytorch_refuses() -> None:
         (q.sum() + r.sum()).backward()
 
 
-# -- the same gradients as PyTorch, complex inputs included -------------------------------------------
+# -- the same gradients as PyTorch, complex inputs included ----------------------------------------
 def _complex(*shape: int) -> np.ndarray:
     return RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)
 
