@@ -51,7 +51,7 @@ with _bulk_registration():
     from ._factories import as_tensor, from_dlpack, from_numpy, tensor
     from ._promotion import can_cast, promote_types, result_type
     from ._random import Generator, default_generator, initial_seed, manual_seed, seed
-    from ._standard import *  # noqa: F403  (asarray, finfo, multiply, isin, ...)
+    from ._standard import *  # noqa: F403  (asarray, finfo, multiply, ...)
     from ._standard import __all__ as _STANDARD
     from ._tensor import Size, Tensor
     from .autograd import (

@@ -2,20 +2,25 @@
 
 Imports: NumPy, ml_dtypes, and this package's operators (``_generated``), dtypes and
 factories.  ``tt.asarray``, ``tt.finfo``, ``tt.iinfo``, ``tt.multiply``, ``tt.concat``,
-``tt.clip``, ``tt.moveaxis``, ``tt.isin``, ``tt.searchsorted``, ``tt.meshgrid``,
+``tt.clip``, ``tt.moveaxis``, ``tt.meshgrid``,
 ``tt.diff``, ... with PyTorch's signatures and behaviour; ``tensor.array_api`` calls
 them with the standard's.
 
 Note [Compositions, not new math]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 The functions here are aliases of operators (``multiply`` is ``mul``) or compositions
-of them (``isin`` compares with a broadcast ``eq`` and reduces with ``any``;
-``searchsorted`` counts with ``lt``/``le`` and ``sum``; ``diff`` subtracts two
-``narrow`` views), so they run on every backend, under autograd, autocast and modes,
-with no kernel of their own.  The compositions that compare every pair of elements
-(``isin``, ``searchsorted``) use memory proportional to the product of the sizes:
-fine for what they are used for here, and the place to put a sort-based operator
-with its own kernels when that matters.
+of them (``diff`` subtracts two ``narrow`` views, ``meshgrid`` and ``broadcast_tensors``
+are ``broadcast_to`` views, ``repeat_interleave`` indexes with ``searchsorted``), so they
+run on every backend, under autograd, autocast and modes, with no kernel of their own.
+PyTorch makes the same choice: ``diff``, ``meshgrid``, ``broadcast_tensors`` and
+``repeat_interleave(input, repeats)`` are CompositeImplicitAutograd there too, and
+``broadcast_shapes`` is plain Python.  The array API's ``cumulative_sum`` and
+``cumulative_prod`` (``include_initial``: ``cumsum``/``cumprod`` after a ``cat`` of the
+initial value, ``tensor.array_api._statistics``) have no PyTorch operator to mirror.
+``searchsorted`` and ``isin`` were compositions that compared every pair of elements
+(memory proportional to the product of the sizes); they are operators now, with a
+binary search per backend (Note [Searching operators] in ``backends.common.searching``),
+generated into ``tt`` from their table rows.
 """
 
 from __future__ import annotations
@@ -46,7 +51,6 @@ __all__ = [
     "greater",
     "greater_equal",
     "iinfo",
-    "isin",
     "less",
     "less_equal",
     "meshgrid",
@@ -57,7 +61,6 @@ __all__ = [
     "not_equal",
     "positive",
     "repeat_interleave",
-    "searchsorted",
     "subtract",
     "swapaxes",
 ]
@@ -329,84 +332,11 @@ def repeat_interleave(
     ends = _F["cumsum"](repeats, 0)
     total = int(ends[-1]) if repeats.shape[0] else 0
     positions = _F["arange"](total, device=input.device)
-    index = searchsorted(ends, positions, right=True)
+    index = _F["searchsorted"](ends, positions, right=True)
     return _F["index_select"](input, dim, index)
 
 
-# -- searching and sets -----------------------------------------------------------------
-
-
-def searchsorted(
-    sorted_sequence: Tensor,
-    input: Any,  # noqa: A002
-    *,
-    out_int32: builtins.bool = False,
-    right: builtins.bool = False,
-    side: str | None = None,
-    sorter: Tensor | None = None,
-) -> Tensor:
-    """``torch.searchsorted``: where each value would go in the sorted last dim of
-    ``sorted_sequence`` (1-D, or with the same leading dims as ``input``), counted as
-    the elements before it: Note [Compositions, not new math]."""
-    if side is not None:
-        if side not in ("left", "right"):
-            raise RuntimeError(f"searchsorted(): side must be 'left' or 'right', not {side!r}")
-        if right and side == "left":
-            raise RuntimeError("searchsorted(): side='left' and right=True contradict")
-        right = side == "right"
-    if sorter is not None:
-        sorted_sequence = _F["take_along_dim"](sorted_sequence, sorter, dim=-1)
-    scalar = not isinstance(input, Tensor)
-    values = (
-        _F["full"]((), input, dtype=sorted_sequence.dtype, device=sorted_sequence.device)
-        if scalar
-        else input
-    )
-    if sorted_sequence.ndim > 1 and (
-        values.ndim != sorted_sequence.ndim or values.shape[:-1] != sorted_sequence.shape[:-1]
-    ):
-        raise RuntimeError(
-            "searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
-            f"dimensions of boundaries tensor and input value tensor must match, but we got "
-            f"boundaries tensor {list(sorted_sequence.shape)} and input value tensor "
-            f"{list(values.shape)}"
-        )
-    seq = sorted_sequence.unsqueeze(-2)  # [..., 1, n]
-    vals = values.unsqueeze(-1)  # [..., m, 1]
-    before = (seq <= vals) if right else (seq < vals)
-    if sorted_sequence.dtype.is_floating_point or values.dtype.is_floating_point:
-        # NaNs sort last: a NaN value goes after every non-NaN element (and, to the
-        # right, after the NaNs too); no value goes after a NaN element otherwise.
-        nan_val = _F["isnan"](vals)
-        nan_seq = _F["isnan"](seq)
-        before = before | (nan_val & ~nan_seq)
-        if right:
-            before = before | (nan_val & nan_seq)
-    out = _F["sum"](before, -1, dtype=_dtype.int32 if out_int32 else _dtype.int64)
-    return out.reshape(()) if scalar else out
-
-
-def isin(
-    elements: Any,
-    test_elements: Any,
-    *,
-    assume_unique: builtins.bool = False,
-    invert: builtins.bool = False,
-) -> Tensor:
-    """``torch.isin``: whether each element is among ``test_elements`` (either may be a
-    number): Note [Compositions, not new math]."""
-    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
-        raise TypeError("isin(): at least one of elements and test_elements must be a tensor")
-    if not isinstance(elements, Tensor):
-        elements = _F["full"]((), elements, device=test_elements.device)
-    if not isinstance(test_elements, Tensor):
-        test_elements = _F["full"]((), test_elements, device=elements.device)
-    flat = test_elements.reshape(-1)
-    if flat.shape[0] == 0:
-        hit = _F["zeros"](elements.shape, dtype=_dtype.bool, device=elements.device)
-    else:
-        hit = _F["any"]((elements.unsqueeze(-1) == flat), -1)
-    return ~hit if invert else hit
+# -- differences ----------------------------------------------------------------------
 
 
 def diff(

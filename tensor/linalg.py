@@ -36,6 +36,7 @@ __all__ = [
     "solve",
     "svd",
     "svdvals",
+    "vecdot",
     "vector_norm",
 ]
 
@@ -52,6 +53,7 @@ slogdet = FUNCTIONS["linalg.slogdet"]
 solve = FUNCTIONS["linalg.solve"]
 svd = FUNCTIONS["linalg.svd"]
 svdvals = FUNCTIONS["linalg.svdvals"]
+vecdot = FUNCTIONS["linalg.vecdot"]
 
 
 def matrix_power(A: Any, n: int) -> Any:  # noqa: N803

@@ -68,6 +68,7 @@ from . import (
     linalg,
     nn,
     reduction,
+    searching,
     sorting,
     ternary,
     variants,
@@ -500,6 +501,10 @@ def _kernels(
     join_fns = {"diag": diag, "concat": function("concat", "concatenate")}
     family("joining", lambda: ew.rename_all(joining.kernels(ns, join_fns), module))
     family("sorting", lambda: ew.rename_all(sorting.kernels(ns), module))
+    family(
+        "searching",
+        lambda: ew.rename_all(searching.kernels(ns, searching.namespace_fns(ns)), module),
+    )
     engine = _engine(spec)
     family("nn", lambda: ew.rename_all(nn.kernels(ns, {"engine": engine}), module))
     windows = _function(spec, "sliding_window_view") or conv.sliding_windows(xp)

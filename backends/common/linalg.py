@@ -1,4 +1,5 @@
-"""Matrix products (matmul, mm, bmm, addmm, dot, vdot, outer, einsum, tensordot), written once.
+"""Matrix products (matmul, mm, bmm, addmm, dot, vdot, outer, einsum, tensordot,
+linalg_vecdot), written once.
 
 Imports: ``backends.common``.
 
@@ -6,7 +7,9 @@ Imports: ``backends.common``.
 dtypes; the Meta kernels stop there, the data kernels (``kernels(ns, fns)``) then
 call the namespace's product functions.  Like PyTorch, the products require one
 dtype for their operands (no promotion); ``outer`` is a broadcast multiply and
-promotes.  Half-precision products accumulate in float32.
+promotes.  Half-precision products accumulate in float32.  ``linalg_vecdot`` is
+``sum(conj(x) * y, dim)`` over the broadcast operands, as PyTorch's composite is (one
+multiply and one sum of the namespace: no library has it as one call for every rank).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ __all__ = [
     "result_einsum",
     "result_tensordot",
     "result_addmm",
+    "result_vecdot",
 ]
 
 
@@ -160,6 +164,32 @@ def result_tensordot(
     entry = _same_dtype(op, a, b, ("self", "other"))
     shape = shape_rules.tensordot_shape("tensordot", _shape(a), _shape(b), dims_a, dims_b)
     return shape, entry[0], entry[1], dev
+
+
+def result_vecdot(
+    front: FrontEnd, op: Any, x: Any, y: Any, dim: int
+) -> tuple[tuple[int, ...], int, Any, Any, Any]:
+    """(result shape, reduced dim of the broadcast shape, compute dtype, result dtype,
+    device) of ``linalg_vecdot``, with PyTorch's checks in its order."""
+    _check_tensor(front, "linalg.vecdot", "y", y)
+    dev = _device("linalg.vecdot", [("x", x), ("y", y)])
+    if not (x._dtype.is_floating_point or x._dtype.is_complex):
+        raise RuntimeError(
+            "linalg.vecdot: Expected a floating point or complex tensor as input. Got "
+            f"{x._dtype.name} (argument 'x'); convert it first, e.g. x.to(tt.float32)"
+        )
+    if x._dtype is not y._dtype:
+        raise RuntimeError(
+            "linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+            f"{x._dtype.name} and y of type {y._dtype.name} instead; convert one with .to()"
+        )
+    entry = op.result_dtypes.get(x._dtype)
+    if entry is None:
+        raise errors.unsupported_dtype("linalg.vecdot", x._dtype, "x")
+    shape = shape_rules.broadcast_shapes("linalg.vecdot", _shape(x), _shape(y), ("x", "y"))
+    d = shape_rules.normalize_dim("linalg.vecdot", dim, len(shape))
+    out = shape[:d] + shape[d + 1 :] if shape else ()
+    return out, d, entry[0], entry[1], dev
 
 
 def kernels(
@@ -298,4 +328,17 @@ def kernels(
         return make(finish(res, odt), odt, dev)
 
     out["tensordot"] = rename(tensordot_kernel, "tensordot", ns)
+
+    vecdot_op = op_info("linalg_vecdot")
+
+    def linalg_vecdot(x: Any, y: Any, *, dim: int = -1) -> Any:
+        shape, d, cdt, odt, dev = result_vecdot(front, vecdot_op, x, y, dim)
+        a, b = _cast(x, cdt), _cast(y, cdt)
+        if x._dtype.is_complex:
+            a = xp.conj(a)
+        prod = a * b
+        res = xp.sum(prod, axis=d) if prod.ndim else prod
+        return make(finish(res, odt), odt, dev)
+
+    out["linalg_vecdot"] = rename(linalg_vecdot, "linalg_vecdot", ns)
     return out

@@ -20,13 +20,16 @@ __all__ = [
     "BINARY",
     "CTYPES",
     "OPMATH",
+    "ISIN_TYPES",
     "REDUCTIONS",
     "SCANS",
+    "SEARCH_TYPES",
     "UNARY",
     "UNARY_PARAMS",
     "elementwise_instances",
     "raw_dtypes",
     "reduction_instances",
+    "search_instances",
 ]
 
 # dtype name -> CUDA C type of its storage.
@@ -198,6 +201,22 @@ def scatter_instances() -> Iterator[str]:
         yield f"scatter_mul<{CTYPES[name]}>"
 
 
+# search.cu's value types: searchsorted's every dtype it takes (its rows' REAL_NO_BOOL);
+# isin's are those CuPy sorts, half precision being searched as float32 copies.
+SEARCH_TYPES = ("uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+                "float64")  # fmt: skip
+ISIN_TYPES = ("uint8", "int8", "int16", "int32", "int64", "float32", "float64")
+
+
+def search_instances() -> Iterator[str]:
+    """search.cu's instances (backends.cuda.shape's searchsorted and isin)."""
+    for name in SEARCH_TYPES:
+        for out in ("int32", "int64"):
+            yield f"searchsorted_rows<{CTYPES[name]}, {CTYPES[out]}>"
+    for name in ISIN_TYPES:
+        yield f"isin_sorted<{CTYPES[name]}>"
+
+
 def instances(op_info: Callable[[str], Any]) -> dict[str, list[str]]:
     """source file name -> every template instance the Python launchers can ask for, for
     the operators ``op_info(name)`` describes (the front end's table rows)."""
@@ -205,4 +224,5 @@ def instances(op_info: Callable[[str], Any]) -> dict[str, list[str]]:
         "elementwise.cu": sorted(set(elementwise_instances(op_info))),
         "reduce.cu": list(reduction_instances(op_info)),
         "scatter.cu": list(scatter_instances()),
+        "search.cu": list(search_instances()),
     }

@@ -14,7 +14,10 @@ The kernels are the shared ones (``backends.common.views``/``indexing``/``joinin
   CUDA has no atomic multiply and CuPy no scatter-multiply);
 - ``sort``/``argsort``/``topk``: CuPy's sorts (CUB radix sort: better than anything
   we would write here);
-- ``cat``/``stack``: ``cupy.concatenate`` (one copy kernel per input).
+- ``cat``/``stack``: ``cupy.concatenate`` (one copy kernel per input);
+- ``searchsorted``: our ``search.cu`` kernel (PyTorch's binary search, one thread per
+  value); ``isin``: CuPy's sort of the test elements, then ``search.cu``'s search of each
+  element among them (Note [Searching operators] in ``backends.common.searching``).
 
 Note [Writes to expanded views on CUDA]
 NumPy marks broadcast views read-only, so on the CPU an in-place write into an
@@ -33,12 +36,12 @@ import cupyx
 import numpy as np
 from cupy.lib.stride_tricks import as_strided
 
-from ..common import indexing, joining, sorting, variants, views
+from ..common import indexing, joining, searching, sorting, variants, views
 from ..common.elementwise import Namespace, rename_all
 from ..common.frontend import FrontEnd
 from . import _compile, _tables
 
-__all__ = ["INDEX_FNS", "VIEW_FNS", "kernels"]
+__all__ = ["INDEX_FNS", "SEARCH_FNS", "VIEW_FNS", "kernels"]
 
 
 def _reshape(x: Any, shape: tuple[int, ...], copy: bool | None) -> Any:
@@ -136,6 +139,51 @@ def _add_at(x: Any, key: tuple[Any, ...], values: Any) -> None:
 # What the array API lacks: unbuffered accumulation at (repeated) indices.
 INDEX_FNS: dict[str, Any] = {"add_at": _add_at, "multiply_at": _multiply_at}
 
+_SEARCH_BLOCK = (256,)
+
+
+def _grid(n: int) -> tuple[int]:
+    return (max(1, min((n + 255) // 256, 65535)),)
+
+
+def _searchsorted(bd: Any, v: Any, sorter: Any, right: bool, out_int32: bool) -> Any:
+    out = cupy.empty(v.shape, dtype=np.int32 if out_int32 else np.int64)
+    n_values = out.size
+    if n_values == 0:
+        return out
+    name = _tables.CTYPES[str(bd.dtype) if bd.dtype.kind != "V" else "bfloat16"]
+    fn = _compile.function(
+        "search.cu", f"searchsorted_rows<{name}, {_tables.CTYPES[str(out.dtype)]}>"
+    )
+    bd = cupy.ascontiguousarray(bd)
+    v = cupy.ascontiguousarray(v)
+    has_sorter = sorter is not None
+    # without one the kernel reads no sorter, but takes a pointer of its type
+    s = cupy.ascontiguousarray(sorter) if has_sorter else cupy.empty((0,), dtype=np.int64)
+    per_row = v.shape[-1] if v.ndim else 1
+    args = (bd, s, v, out, np.int64(n_values), np.int64(per_row), np.int64(bd.shape[-1]),
+            np.int32(bd.ndim > 1), np.int32(right), np.int32(has_sorter))  # fmt: skip
+    fn(_grid(n_values), _SEARCH_BLOCK, args)
+    return out
+
+
+def _isin(x: Any, t: Any, assume_unique: bool, invert: bool) -> Any:
+    if x.dtype.itemsize == 2 and x.dtype.kind in "fV":  # half precision: float32, exactly
+        x, t = x.astype(np.float32), t.astype(np.float32)
+    out = cupy.empty(x.shape, dtype=np.bool_)
+    n = out.size
+    if n == 0:
+        return out
+    ordered = cupy.sort(cupy.ravel(t))  # NaNs last
+    fn = _compile.function("search.cu", f"isin_sorted<{_tables.CTYPES[str(x.dtype)]}>")
+    args = (cupy.ascontiguousarray(x), ordered, out, np.int64(n), np.int64(ordered.size),
+            np.int32(invert))  # fmt: skip
+    fn(_grid(n), _SEARCH_BLOCK, args)
+    return out
+
+
+SEARCH_FNS: dict[str, Any] = {"searchsorted": _searchsorted, "isin": _isin}
+
 
 def kernels(front: FrontEnd) -> dict[str, Any]:
     """Every shape-family CUDA kernel, by qualified overload name."""
@@ -146,4 +194,5 @@ def kernels(front: FrontEnd) -> dict[str, Any]:
     out.update(indexing.kernels(ns, INDEX_FNS))
     out.update(joining.kernels(ns, {"diag": cupy.diag, "concat": cupy.concatenate}))
     out.update(sorting.kernels(ns))
+    out.update(searching.kernels(ns, SEARCH_FNS))
     return rename_all(out, __name__)

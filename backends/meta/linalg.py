@@ -44,6 +44,11 @@ def kernels(front: FrontEnd) -> dict[str, Any]:
         shape, _, odt, dev = linalg.result_tensordot(op, self, other, dims_self, dims_other)
         return make_meta(shape, odt, dev)
 
+    def linalg_vecdot(x: Any, y: Any, *, dim: int = -1) -> Any:
+        shape, _, _, odt, dev = linalg.result_vecdot(front, op_info("linalg_vecdot"), x, y, dim)
+        return make_meta(shape, odt, dev)
+
+    out["linalg_vecdot"] = linalg_vecdot
     out["addmm"] = addmm
     out["einsum"] = einsum
     out["tensordot"] = tensordot

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..common import indexing, joining, sorting, variants, views
+from ..common import indexing, joining, searching, sorting, variants, views
 from ..common.elementwise import MetaNamespace, rename_all
 from ..common.frontend import FrontEnd
 
@@ -34,4 +34,5 @@ def kernels(front: FrontEnd) -> dict[str, Any]:
     out.update(indexing.kernels(ns, {}))
     out.update(joining.kernels(ns, {}))
     out.update(sorting.kernels(ns))
+    out.update(searching.kernels(ns, {}))
     return rename_all(out, __name__)

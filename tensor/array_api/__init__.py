@@ -135,11 +135,13 @@ def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
         raise ValueError(
             f"vecdot: the arrays' sizes along axis {axis} differ: {x1.shape[axis]} and {x2.shape[axis]}"
         )
-    if x1.dtype.is_complex:
-        x1 = tt.conj(x1)
+    dim = axis % ndim if axis < 0 else axis - ndim  # of the broadcast shape
+    if x1.dtype.is_floating_point or x1.dtype.is_complex:
+        return tt.linalg.vecdot(x1, x2, dim=dim)
+    # integers, which PyTorch's linalg.vecdot refuses: in the arrays' dtype (PyTorch's sum
+    # widens integers to int64)
     x1, x2 = tt.broadcast_tensors(x1, x2)
-    # the arrays' dtype (PyTorch's sum widens integers to int64)
-    return tt.sum(x1 * x2, dim=axis % ndim if axis < 0 else axis - ndim, dtype=x1.dtype)
+    return tt.sum(x1 * x2, dim=dim, dtype=x1.dtype)
 
 
 # -- indexing, searching, sets, sorting --------------------------------------------------
@@ -174,10 +176,8 @@ def searchsorted(
 ) -> Tensor:
     if side not in ("left", "right"):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', not {side!r}")
-    if sorter is not None:
-        x1 = tt.take_along_dim(x1, sorter, dim=-1)
     x1, x2 = _promote(x1, x2)
-    return tt.searchsorted(x1, x2, right=side == "right")
+    return tt.searchsorted(x1, x2, side=side, sorter=sorter)
 
 
 UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])

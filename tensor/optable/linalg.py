@@ -15,8 +15,20 @@ import string
 from typing import Any
 
 from .._dtype import INT, dtype, get_default_dtype
-from . import _grad
-from ._row import ALL, BOOLS, COMPLEXES, FLOATS, INTS, NO_BOOL, InPlace, NoFormula, OpInfo, same
+from . import _grad, _linalg_grad
+from ._row import (
+    ALL,
+    BOOLS,
+    COMPLEXES,
+    FLOATS,
+    INEXACT,
+    INTS,
+    NO_BOOL,
+    InPlace,
+    NoFormula,
+    OpInfo,
+    same,
+)
 
 __all__ = ["ROWS"]
 
@@ -219,6 +231,27 @@ def _tensordot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     return _einsum_grads(g, ["".join(lx), "".join(ly)], rhs, [x, y])
 
 
+@_grad.saves("x:y", "y:x")
+def _vecdot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    # out = sum(conj(x) * y, dim): dL/dy = g x, dL/dx = conj(g) y, PyTorch's complex
+    # convention (as inv/det/solve below; Note [Decomposition derivatives]), with g laid
+    # back along the summed dim and summed to each argument's shape.
+    x, y = a["x"], a["y"]
+    ndim = max(x.ndim, y.ndim)
+    shape = [max(p, q) if 0 not in (p, q) else 0 for p, q in zip(
+        [1] * (ndim - x.ndim) + list(x.shape), [1] * (ndim - y.ndim) + list(y.shape), strict=True
+    )]  # fmt: skip
+    # g along the summed dim again, at its full size (the other operand may lack it)
+    gu = core.expand(core.unsqueeze(g, _grad.wrap_dim(a["dim"], ndim)), shape) if ndim else g
+    cplx = x.dtype.is_complex
+    gx = gy = None
+    if needs(x):
+        gx = _grad.grad_for((core.conj(gu) if cplx else gu) * y, x)
+    if needs(y):
+        gy = _grad.grad_for(gu * x, y)
+    return gx, gy
+
+
 ROWS: tuple[OpInfo, ...] = (
     OpInfo(
         "matmul", ("matmul(Tensor self, Tensor other) -> Tensor",), "linalg", NO_BOOL,
@@ -241,6 +274,11 @@ ROWS: tuple[OpInfo, ...] = (
     ),
     OpInfo("outer", ("outer(Tensor self, Tensor vec2) -> Tensor",), "linalg", ALL, grad=_outer),
     OpInfo(
+        "linalg_vecdot", ("linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor",), "linalg",
+        INEXACT, function="linalg.vecdot", method=False, out=False, grad=_vecdot,
+        autocast=_LOWER,
+    ),
+    OpInfo(
         "einsum", ("einsum(str equation, Tensor[] tensors) -> Tensor",), "linalg", ALL,
         method=False, py="einsum", grad=_einsum, autocast={"cuda": "lower_precision_fp"},
     ),
@@ -257,7 +295,9 @@ ROWS: tuple[OpInfo, ...] = (
 # backends.common.decompositions): PyTorch's torch.linalg / torch.fft schemas.  float16 and
 # bfloat16 are refused, as PyTorch's CPU LAPACK and pocketfft do.
 _LAPACK = (FLOATS - {d for d in FLOATS if d.itemsize == 2}) | COMPLEXES
-_NO_FORMULA = NoFormula("no derivative formula for this decomposition yet (issue #18)")
+_NO_FORMULA = NoFormula(
+    "no derivative formula for the non-Hermitian eigendecomposition yet (issue #18)"
+)
 
 
 def _to_complex(d: dtype) -> tuple[dtype, dtype]:
@@ -326,7 +366,8 @@ def _solve(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     )
 
 
-_FORMULAS = {"linalg_inv": _inv, "linalg_det": _det, "linalg_solve": _solve}
+# Note [Decomposition derivatives] in _linalg_grad for the others.
+_FORMULAS = {"linalg_inv": _inv, "linalg_det": _det, "linalg_solve": _solve} | _linalg_grad.FORMULAS
 
 
 def _decomposition(
@@ -359,7 +400,7 @@ def _fft(name: str, nd: bool, rule: object, dtypes: frozenset[dtype] = _FFT) -> 
         function=name.replace("_", ".", 1),
         method=False,
         out=False,  # type: ignore[arg-type]
-        grad=NoFormula("no FFT derivative formulas yet (issue #18)"),
+        grad=_linalg_grad.FORMULAS[name],
         autocast={"cpu": "fp32"},  # PyTorch 2.13 CPU autocast list
     )
 

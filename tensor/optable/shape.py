@@ -35,6 +35,7 @@ from ._row import (
     NoFormula,
     OpInfo,
     same,
+    to_bool,
     to_int64,
 )
 
@@ -501,6 +502,25 @@ _SORTING: tuple[OpInfo, ...] = (
         "bool return_counts=False) -> (Tensor, Tensor, Tensor)",
         dtypes=REAL, function="unique", py="unique",  # tt.unique picks _unique2 or unique_dim
         grad=_NOT_IMPLEMENTED,
+    ),
+    # Note [Searching operators] in backends.common.searching: binary searches per value.
+    _op(
+        "searchsorted", "sort",
+        "searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "
+        "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor",
+        "searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, "
+        "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor",
+        dtypes=REAL_NO_BOOL, rule=to_int64, method=False, grad=False,
+    ),
+    _op(
+        "isin", "sort",
+        "isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, "
+        "bool invert=False) -> Tensor",
+        "isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, "
+        "bool invert=False) -> Tensor",
+        "isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, "
+        "bool invert=False) -> Tensor",
+        dtypes=REAL_NO_BOOL, rule=to_bool, method=False, grad=False,
     ),
     _op(
         "unique_dim", "sort",

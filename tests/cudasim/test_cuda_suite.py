@@ -82,7 +82,7 @@ def test_cuda_suite_passes_on_the_cpu(toolchain: None, tmp_path: Path) -> None:
     # (the rest are combinations no sample takes: scalar-first or strided variants of some
     # dtypes, 8-bit inputs of reductions that widen them first).
     assert _launched(found) >= 800, {s: len(n) for s, n in ran.items()}
-    for source in ("elementwise.cu", "reduce.cu", "scatter.cu"):
+    for source in ("elementwise.cu", "reduce.cu", "scatter.cu", "search.cu"):
         assert ran.get(source), f"no kernel of {source} ran"
     print(
         f"\ncudasim: {found['passed']} CUDA tests passed ({found['skipped']} skipped), "

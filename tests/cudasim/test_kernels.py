@@ -7,7 +7,8 @@ launched as the Python launchers launch them: strided elementwise kernels throug
 and grids smaller than the data so the grid-stride loops wrap), the row reductions in
 each of their plans (one pass, column chunks and a finishing pass, flat vector loads),
 scans across several 512-element tiles, and the compare-and-swap scatter-multiply on
-neighbouring bytes of one word.  These are the tests that catch a wrong stride, a
+neighbouring bytes of one word, and the binary searches (rows, sorters, NaNs, grids
+smaller than the values).  These are the tests that catch a wrong stride, a
 missing barrier or an off-by-one in a scan without a GPU (README: "Kernels on the CPU").
 """
 
@@ -45,6 +46,11 @@ def red(toolchain: None) -> _launch.Library:
 @pytest.fixture(scope="module")
 def scatter(toolchain: None) -> _launch.Library:
     return _library("scatter.cu")
+
+
+@pytest.fixture(scope="module")
+def search(toolchain: None) -> _launch.Library:
+    return _library("search.cu")
 
 
 ZERO = np.float64(0.0)
@@ -238,3 +244,72 @@ def test_scatter_mul_applies_every_repeat(scatter: _launch.Library, dtype: str) 
     name = _tables.CTYPES[dtype]
     scatter.kernel(f"scatter_mul<{name}>")((1,), (256,), (x, offsets, values, np.int64(13)))
     np.testing.assert_array_equal(x.astype(np.float64), expected.astype(np.float64))
+
+
+# -- search: PyTorch's binary search per value, and isin's search in sorted test elements ---
+def _torch_search(row: list[float], v: float, right: bool, order: list[int] | None) -> int:
+    """ATen's cus_lower_bound / cus_upper_bound, one value at a time."""
+    start, end = 0, len(row)
+    while start < end:
+        mid = start + (end - start) // 2
+        b = row[order[mid]] if order is not None else row[mid]
+        if (not b > v) if right else (not b >= v):
+            start = mid + 1
+        else:
+            end = mid
+    return start
+
+
+@pytest.mark.parametrize("right", [False, True])
+@pytest.mark.parametrize("sorted_rows", [True, False])
+def test_searchsorted_rows_follows_pytorchs_search(
+    search: _launch.Library, right: bool, sorted_rows: bool
+) -> None:
+    rows, n, per_row = 3, 9, 300  # 900 values on one 256-thread block: the grid loop wraps
+    bd = np.sort(RNG.integers(-5, 5, (rows, n)).astype(np.float32), axis=1)
+    bd[1, -2:] = np.nan  # NaN boundaries: the path matters, as in PyTorch
+    order = None
+    if not sorted_rows:  # a shuffled row read through its sorter
+        perm = np.stack([RNG.permutation(n) for _ in range(rows)])
+        shuffled = np.empty_like(bd)
+        np.put_along_axis(shuffled, perm, bd, axis=1)
+        bd, order = shuffled, perm.astype(np.int64)
+    v = RNG.integers(-6, 6, (rows, per_row)).astype(np.float32)
+    v[0, :7] = np.nan
+    out = np.empty(v.shape, np.int64)
+    sorter = order if order is not None else np.zeros(1, np.int64)
+    args = (bd, sorter, v, out, np.int64(v.size), np.int64(per_row), np.int64(n),
+            np.int32(1), np.int32(right), np.int32(order is not None))  # fmt: skip
+    search.kernel("searchsorted_rows<float, long long>")((1,), (256,), args)
+    expected = [
+        [_torch_search(bd[r].tolist(), x, right, None if order is None else order[r].tolist())
+         for x in v[r].tolist()]
+        for r in range(rows)
+    ]  # fmt: skip
+    np.testing.assert_array_equal(out, np.asarray(expected))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float16", "bfloat16", "int64"])
+def test_searchsorted_rows_one_row_int32_out(search: _launch.Library, dtype: str) -> None:
+    dt = BF16 if dtype == "bfloat16" else np.dtype(dtype)
+    bd = np.sort(RNG.integers(-20, 20, 33)).astype(dt)
+    v = RNG.integers(-25, 25, 500).astype(dt)
+    out = np.empty(v.shape, np.int32)
+    args = (bd, np.zeros(1, np.int64), v, out, np.int64(v.size), np.int64(v.size),
+            np.int64(bd.size), np.int32(0), np.int32(0), np.int32(0))  # fmt: skip
+    name = _tables.CTYPES[dtype]
+    search.kernel(f"searchsorted_rows<{name}, int>")((1,), (64,), args)
+    wide = bd.astype(np.float64)
+    np.testing.assert_array_equal(out, np.searchsorted(wide, v.astype(np.float64)))
+
+
+@pytest.mark.parametrize("invert", [False, True])
+def test_isin_sorted_finds_present_elements_and_never_nan(
+    search: _launch.Library, invert: bool
+) -> None:
+    t = np.sort(np.concatenate([RNG.integers(-9, 9, 40).astype(np.float64), [np.nan] * 3]))
+    x = np.concatenate([RNG.integers(-12, 12, 700).astype(np.float64), [np.nan, -0.0]])
+    out = np.empty(x.shape, np.bool_)
+    args = (x, t, out, np.int64(x.size), np.int64(t.size), np.int32(invert))
+    search.kernel("isin_sorted<double>")((2,), (128,), args)
+    np.testing.assert_array_equal(out, np.isin(x, t, invert=invert))

@@ -19,7 +19,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from . import opdb_linalg, opdb_nn, opdb_shape, opdb_variants
+from . import opdb_linalg, opdb_nn, opdb_search, opdb_shape, opdb_variants
 from . import references as R
 from . import samples as S
 from .opentry import OpEntry, _core, _fn
@@ -649,6 +649,7 @@ def _build() -> list[OpEntry]:
     db.extend(opdb_shape.entries())
     db.extend(opdb_nn.entries())
     db.extend(opdb_linalg.entries())
+    db.extend(opdb_search.entries())
     db.extend(opdb_variants.entries(db))  # add_, add.out, ... from the entries above
     return db
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .opentry import OpEntry, _fn
-from .samples import Sample, values
+from .samples import Sample, up, values
 
 __all__ = ["entries"]
 
@@ -32,6 +32,14 @@ def _hermitian_pd(dtype: str, rng: np.random.Generator, *shape: int) -> np.ndarr
     if a.dtype.kind not in "fc" or a.dtype.itemsize <= 2:
         return a
     return (a @ np.conj(np.swapaxes(a, -1, -2)) + shape[-1] * np.eye(shape[-1])).astype(a.dtype)
+
+
+def _hermitian_part(a: Any) -> Any:
+    """``(A + A^H) / 2`` of a tensor of either library, in its own dtype (integers and bool
+    stay what they are: the operators' dtype errors are under test there too)."""
+    if not (a.dtype.is_floating_point or a.dtype.is_complex):
+        return a
+    return (a + a.mT.conj()) * 0.5
 
 
 def _square_samples(
@@ -109,6 +117,28 @@ def _ref_fft(name: str) -> Callable[..., Any]:
     return ref
 
 
+def _vecdot_ref(x: np.ndarray, y: np.ndarray, dim: int = -1) -> np.ndarray:
+    a, b = np.broadcast_arrays(up(x), up(y))
+    prod = np.conj(a) * b
+    return prod.sum(axis=dim) if prod.ndim else prod
+
+
+def _vecdot_samples(dtype: str, rng: np.random.Generator) -> list[Sample]:
+    x = values(dtype, (3, 4), rng)
+    other = "float64" if dtype != "float64" else "float32"
+    return [
+        Sample((x, values(dtype, (3, 4), rng)), name="same shape", plain=True),
+        Sample((x, values(dtype, (4,), rng)), name="broadcast"),
+        Sample((values(dtype, (2, 1, 4), rng), x), {"dim": 0}, name="dim 0 of the broadcast"),
+        Sample((x.T, values(dtype, (4, 3), rng)), {"dim": -2}, name="non-contiguous"),
+        Sample((values(dtype, (), rng), values(dtype, (), rng)), name="0-d"),
+        Sample((x[:, :0], values(dtype, (3, 0), rng)), name="empty"),
+        Sample((x, values(other, (3, 4), rng)), name="mixed dtypes"),
+        Sample((x, values(dtype, (2, 4), rng)), name="shapes do not broadcast"),
+        Sample((x, x), {"dim": 2}, name="dim out of range"),
+    ]
+
+
 def entries() -> list[OpEntry]:
     la = np.linalg
     linalg: dict[str, tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]] = {
@@ -120,10 +150,21 @@ def entries() -> list[OpEntry]:
             lambda a: tuple(la.slogdet(a)),
             _square_samples(_well_conditioned),
         ),
-        "cholesky": (_fn("linalg.cholesky"), la.cholesky, _square_samples(_hermitian_pd)),
-        "eigvalsh": (_fn("linalg.eigvalsh"), la.eigvalsh, _square_samples(_hermitian_pd)),
+        # Through the Hermitian part, as PyTorch's own gradchecks call them: the operators
+        # read one triangle, their gradients are for Hermitian perturbations (Note
+        # [Decomposition derivatives] in tensor.optable._linalg_grad).
+        "cholesky": (
+            lambda lib, a: lib.linalg.cholesky(_hermitian_part(a)),
+            la.cholesky,
+            _square_samples(_hermitian_pd),
+        ),
+        "eigvalsh": (
+            lambda lib, a: lib.linalg.eigvalsh(_hermitian_part(a)),
+            la.eigvalsh,
+            _square_samples(_hermitian_pd),
+        ),
         "eigh": (
-            lambda lib, a: (lambda r: (r[0], abs(r[1])))(lib.linalg.eigh(a)),
+            lambda lib, a: (lambda r: (r[0], abs(r[1])))(lib.linalg.eigh(_hermitian_part(a))),
             lambda a: (lambda r: (r[0], abs(r[1])))(la.eigh(a)),
             _square_samples(_hermitian_pd),
         ),
@@ -158,6 +199,10 @@ def entries() -> list[OpEntry]:
         OpEntry(f"linalg.{name}", f"linalg_{name}", call, ref, samples, tol=50.0)
         for name, (call, ref, samples) in linalg.items()
     ]
+    db.append(
+        OpEntry("linalg.vecdot", "linalg_vecdot", _fn("linalg.vecdot"), _vecdot_ref,
+                _vecdot_samples, tol=4.0)
+    )  # fmt: skip
     for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
         half_in = name in ("irfft", "hfft")
         db.append(

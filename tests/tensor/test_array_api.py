@@ -95,13 +95,17 @@ def test_copysign_gradient() -> None:
 def test_compositions_against_numpy() -> None:
     a = tt.tensor([[1, 5, 3], [2, 2, 9]])
     np.testing.assert_array_equal(tt.isin(a, tt.tensor([2, 3])).numpy(), np.isin(a.numpy(), [2, 3]))
-    seq = tt.tensor([1.0, 2.0, 2.0, 4.0, math.nan])
+    seq = tt.tensor([1.0, 2.0, 2.0, 4.0, 6.0])
     vals = tt.tensor([0.0, 2.0, 3.0, 5.0, math.nan])
     for side in ("left", "right"):
         np.testing.assert_array_equal(
             tt.searchsorted(seq, vals, side=side).numpy(),
             np.searchsorted(seq.numpy(), vals.numpy(), side=side),
         )
+    # A NaN boundary: PyTorch's search, not NumPy's order (Note [Searching operators]).
+    seq = tt.tensor([1.0, 2.0, 2.0, 4.0, math.nan])
+    assert tt.searchsorted(seq, vals).tolist() == [0, 1, 5, 5, 5]
+    assert tt.searchsorted(seq, vals, side="right").tolist() == [0, 5, 5, 5, 5]
     np.testing.assert_array_equal(
         tt.diff(a, n=2, dim=1, prepend=tt.tensor([[0], [0]])).numpy(),
         np.diff(a.numpy(), n=2, axis=1, prepend=0),

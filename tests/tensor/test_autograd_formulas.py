@@ -95,9 +95,16 @@ def _as_list(out: Any) -> list[Any]:
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
-def _differentiable_outputs(out: Any) -> list[Any]:
-    """The floating-point outputs (by dtype: under no_grad nothing requires grad)."""
-    return [o for o in _as_list(out) if o.dtype.is_floating_point]
+def _differentiable_outputs(out: Any, lib: Any = tt) -> list[Any]:
+    """The floating-point outputs (by dtype: under no_grad nothing requires grad); a complex
+    output as its real and imaginary parts (gradcheck compares real Jacobians; the FFTs)."""
+    outs = []
+    for o in _as_list(out):
+        if o.dtype.is_floating_point:
+            outs.append(o)
+        elif o.dtype.is_complex:
+            outs += [lib.real(o), lib.imag(o)]
+    return outs
 
 
 def _fn_of(
@@ -114,7 +121,7 @@ def _fn_of(
                 full[i] = x
             else:
                 full[i][j] = x
-        return tuple(_differentiable_outputs(call(lib, *full, **kwargs)))
+        return tuple(_differentiable_outputs(call(lib, *full, **kwargs), lib))
 
     return fn
 
