@@ -247,7 +247,10 @@ def _cast_all(args: tuple[Any, ...], kwargs: dict[str, Any], device_type: str, t
 
 
 def _lower_precision_fp(op: Any, device_type: str, args: Any, kwargs: Any) -> Any:
-    return _cast_all(args, kwargs, device_type, state.dtypes[device_type])
+    to = state.dtypes[device_type]
+    if kwargs:
+        return _cast_all(args, kwargs, device_type, to)
+    return tuple([_cast(a, device_type, to) for a in args]), kwargs  # a frame less
 
 
 def _fp32(op: Any, device_type: str, args: Any, kwargs: Any) -> Any:
