@@ -780,3 +780,40 @@ def test_common_torch_schemas_parse(name: str) -> None:
             assert e.reason.startswith(ALLOWED_FAILURES), text
     assert len(parsed) >= max(1, len(texts) // 2)
     assert all(s.name == f"aten::{name}" for s in parsed)
+
+
+# -- Note [Tokenizing in one pass] -------------------------------------------------------------
+_TOKEN_PIECES = st.sampled_from(
+    [
+        "ns", "::", "add", ".", "Tensor", "(", ")", "[", "]", ",", "*", "?", "!", "|", "=",
+        "->", "...", "a", "-", "+", "1", "2.5", "1e-3", "3j", ".5", "x_1", " ", "  ", "\t",
+        "\n", "\xa0", "\u2003", "\x1c", "$", "'s'", '"\\n"', "'", "é", "int[2]",
+    ]
+)  # fmt: skip
+
+
+def _tokens_or_error(tokenize: object, text: str) -> object:
+    try:
+        return [(t.kind, t.text, t.col, t.value) for t in tokenize(text)]  # type: ignore[operator]
+    except _schema_parse.SchemaParseError as e:
+        return ("error", str(e), e.column)
+
+
+@settings(max_examples=500, deadline=None)
+@given(pieces=st.lists(_TOKEN_PIECES, max_size=14))
+def test_the_one_pass_tokenizer_agrees_with_the_scanner(pieces: list[str]) -> None:
+    """The same tokens, or the same error at the same column, for any text."""
+    text = "".join(pieces)
+    fast = _tokens_or_error(_schema_parse._tokenize, text)
+    assert fast == _tokens_or_error(_schema_parse._tokenize_slow, text), text
+
+
+def test_the_one_pass_tokenizer_agrees_on_the_builtin_schemas() -> None:
+    import tensor  # noqa: F401 - defines the built-in operators
+    from dispatch._operator import OPERATORS
+
+    texts = [str(op._schema) for op in OPERATORS.values() if op._schema is not None]
+    assert len(texts) > 400
+    for text in texts:
+        fast = _tokens_or_error(_schema_parse._tokenize, text)
+        assert fast == _tokens_or_error(_schema_parse._tokenize_slow, text), text
