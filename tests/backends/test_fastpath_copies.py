@@ -146,3 +146,38 @@ def test_half_linear_and_addmm(ab: tuple[Any, Any], bias: str) -> None:
             return f(x, w.t(), c)
 
         same_both_ways(linear, x, w, c, rtol=2e-2, torch_call=linear)
+
+
+def test_takes_device_reads_what_inspect_signature_reads() -> None:
+    """backends.common.variants._takes_device (the out kernels' factory test) against
+    ``inspect.signature``, on every CPU kernel and on callables it must leave to it."""
+    import functools
+    import inspect
+
+    from backends.common.variants import _takes_device
+    from backends.cpu import elementwise, linalg, nn, reduction, shape
+    from tensor._frontend import FRONT
+
+    def plain(x: Any, device: Any = None) -> None: ...
+    def kwonly(x: Any, *, device: Any = None) -> None: ...
+    def other(x: Any, *args: Any, **device: Any) -> None: ...
+
+    @functools.wraps(plain)
+    def wrapped(*args: Any, **kwargs: Any) -> None: ...
+
+    class Call:
+        def __call__(self, x: Any, device: Any = None) -> None: ...
+
+    candidates: list[Any] = [plain, kwonly, other, wrapped, Call(), functools.partial(plain, 1)]
+    candidates += [Call().__call__, max]
+    for module in (elementwise, reduction, linalg, shape, nn):
+        candidates += list(module.kernels(FRONT).values())
+    checked = 0
+    for fn in candidates:
+        try:
+            expected = "device" in inspect.signature(fn).parameters
+        except ValueError:  # a builtin without a signature: not asked of either
+            continue
+        assert _takes_device(fn) == expected, fn
+        checked += 1
+    assert checked > 200
