@@ -233,7 +233,9 @@ def kernels(
                     except (ValueError, TypeError):  # shapes: the general path says why
                         result = None
                     if result is not None and (not batched or a.shape[0] == b.shape[0]):
-                        if not is_direct:
+                        if not is_direct:  # finish's rounding: astype, for a float dtype
+                            if type(result) is ndarray:
+                                return make(result.astype(dt.numpy_dtype), dt, self._device)
                             return make(finish(result, dt), dt, self._device)
                         if type(result) is not ndarray:
                             result = asarray(result)
@@ -294,7 +296,9 @@ def kernels(
                 except (ValueError, TypeError):  # shapes: the general path says why
                     prod = None
                 if type(prod) is ndarray:
-                    return make(prod if is_direct else finish(prod, dt), dt, mat1._device)
+                    if not is_direct:  # finish's rounding: astype, for a float dtype
+                        prod = prod.astype(dt.numpy_dtype)
+                    return make(prod, dt, mat1._device)
         _, cdt, odt, dev = result_addmm(addmm_op, self, mat1, mat2)
         prod = matmul(_cast(mat1, cdt), _cast(mat2, cdt))
         if alpha != 1:
