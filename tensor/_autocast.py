@@ -324,12 +324,24 @@ def _kernel(op: dispatch.OpOverload, key: DispatchKey, device_type: str, policy:
         _tls_state.sets = (sets[0], sets[1] & own_keep)
         try:
             args, kwargs = transform(op, device_type, args, kwargs)
-            return op.below(keyset._bits & below)(*args, **kwargs)
+            if fastpaths.ENABLED and not keyset._bits & _PYTHON_BITS:
+                return op.below(keyset._bits & below)(*args, **kwargs)
+            return op(*args, **kwargs)  # from the top: a mode or subclass may change the bits
         finally:
             _tls_state.sets = sets
 
     kernel.__qualname__ = kernel.__name__ = f"autocast_{device_type}_{policy}"
     return kernel
+
+
+# The Python-layer keys: with one in the key set, a mode or a tensor subclass answers the
+# casts, and its results may carry other keys (another device, no Python key).
+_PYTHON_BITS = (
+    DispatchKey.Python.bit
+    | DispatchKey.PythonTLSSnapshot.bit
+    | DispatchKey.PreDispatch.bit
+    | DispatchKey.PythonDispatcher.bit
+)
 
 
 # Note [Autocast exclusion]
@@ -345,7 +357,10 @@ def _kernel(op: dispatch.OpOverload, key: DispatchKey, device_type: str, policy:
 # the key set a call from the top would compute under the exclusion: the casts keep
 # each tensor's device and requires-grad bits, and no key above autocast is in the
 # set (the call would have gone there).  Autograd, below, records the casts and the
-# operator.
+# operator.  That holds for plain tensors only: with a Python-layer key in the set
+# (a mode, a tensor subclass), whose casts may return tensors with other keys (a fake
+# mode's meta tensors, a subclass's plain ones), and with the fast paths off (Note
+# [Fast-path switch]), the operator is called from the top, as before.
 
 
 # PyTorch 2.13's policies (SEMANTICS.md §8) for the operators this package does not

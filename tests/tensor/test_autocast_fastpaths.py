@@ -203,3 +203,46 @@ def test_operators_inside_an_autocast_kernel_see_autocast_off() -> None:
     finally:
         lib.destroy()
         gram._destroy()
+
+
+class _Unwrap(tt.Tensor):
+    """A subclass whose operators return plain tensors (no Python key on the casts)."""
+
+    @classmethod
+    def __dispatch__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        plain = [a.as_subclass(tt.Tensor) if isinstance(a, tt.Tensor) else a for a in args]
+        return func(*plain, **(kwargs or {}))
+
+
+class _ToMeta(DispatchMode):
+    """A mode that moves every CPU argument to the meta device (a fake-tensor mode)."""
+
+    def __dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        moved = [
+            a.to("meta") if isinstance(a, tt.Tensor) and a.device.type == "cpu" else a for a in args
+        ]
+        return func(*moved, **(kwargs or {}))
+
+
+@pytest.mark.parametrize("case", ["subclass", "mode"])
+def test_casts_that_change_the_keys_call_the_operator_from_the_top(case: str) -> None:
+    """Note [Autocast exclusion]: with a Python-layer key in the key set the operator is
+    called from the top, so the keys of what the casts returned choose its kernel."""
+
+    def run() -> Any:
+        x, w, wt = tt.ones(2, 3), tt.full((3, 2), 0.5), tt.full((2, 3), 0.5)
+        with tt.autocast("cpu"):
+            if case == "subclass":
+                return tt.mm(x.as_subclass(_Unwrap), w), F.linear(x.as_subclass(_Unwrap), wt)
+            with _ToMeta():
+                return tt.mm(x, w), F.linear(x, wt)
+
+    fast = run()
+    with fastpaths.disabled():
+        general = run()
+    for f, g in zip(fast, general, strict=True):
+        assert type(f) is type(g) is tt.Tensor
+        assert (f.device.type, f.dtype, tuple(f.shape)) == (g.device.type, g.dtype, tuple(g.shape))
+        assert f.dtype is tt.bfloat16 and f.device.type == ("meta" if case == "mode" else "cpu")
+        if case == "subclass":
+            assert f.tolist() == g.tolist() == [[1.5, 1.5], [1.5, 1.5]]
