@@ -18,14 +18,43 @@ operator table (``tensor.optable``) and calls ``ops.core.<name>.<overload>``.
 
 from __future__ import annotations
 
+import builtins as _builtins
+import gc as _gc
+import importlib as _importlib
 import warnings as _warnings
+from collections.abc import Iterator as _Iterator
+from contextlib import contextmanager as _contextmanager
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from dispatch import bulk_registration as _bulk_registration
 
+
+@_contextmanager
+def _without_cyclic_gc() -> _Iterator[None]:
+    """Note [Importing without the cyclic GC]: the collector off for the block, then
+    back as it was (also when the block raises)."""
+    enabled = _gc.isenabled()
+    _gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            _gc.enable()
+
+
+# Note [Importing without the cyclic GC]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The import below allocates ~10^5 containers (schemas, rows, kernels, tables) that all
+# live as long as the process; the cyclic collector, run every 700 allocations, walked
+# them ~160 times, ~13% of ``import tensor`` (ci/bench/import_time.py).  It is off while
+# they are made: nothing here makes cyclic garbage worth collecting, and the next
+# collection after the import sees it as usual.  A collector the program had turned
+# off stays off.
+#
 # Importing defines ~500 operators (tensor._definitions) and registers ~1,600 kernels into
 # them (the backends, autograd, autocast...): each table is built once, when this
 # block ends (Note [Bulk registration]).  Nothing here calls an operator.
-with _bulk_registration():
+with _without_cyclic_gc(), _bulk_registration():
     from . import _generated, autograd, nn, return_types
     from . import _type_checks as _type_checks  # registers the dtype and device checks
     from ._convert import MetaArray
@@ -94,13 +123,18 @@ with _bulk_registration():
 
     _autocast.register()
 
-    from . import (
-        array_api,  # the Array API namespace: Tensor.__array_namespace__()
-        higher_order,
-        modes,
-    )
-    from ._plugin import PluginDevice, register_device
+    from . import _device, higher_order, modes
     from .higher_order import cond
+
+    # Note [Lazy submodules]: the plug-in devices' module loads when a device type
+    # this package does not know is first named (``tt.device("strict")``, which then
+    # registers it, as before) or one of its names is read.
+    def _resolve_plugin(name: str) -> _builtins.bool:
+        from . import _plugin  # its import replaces this hook with its own
+
+        return _plugin._resolve(name)
+
+    _device.PluginHooks.resolve = _resolve_plugin
 
 __all__ = [
     "OP_TABLE",
@@ -170,6 +204,42 @@ __all__ = [
     *sorted(_GENERATED),
     *_STANDARD,
 ]
+
+# Note [Lazy submodules]
+# ~~~~~~~~~~~~~~~~~~~~~~
+# ``tt.array_api`` (the Array API namespace, ``Tensor.__array_namespace__()``) and the
+# plug-in devices' module (``tt.register_device``, ``tt.PluginDevice``) are imported on
+# first use, through this module ``__getattr__`` (PEP 562), not by ``import tensor``
+# (~8 ms of it; ci/bench/import_time.py).  Neither registers anything at import that
+# an operator call could miss: the namespace only calls operators, and plug-in devices
+# register when named or asked for.  Once imported, a submodule is an attribute of this
+# package, so the hook runs once per name.
+if _TYPE_CHECKING:
+    from . import _plugin as _plugin
+    from . import array_api
+    from ._plugin import PluginDevice, register_device
+
+_LAZY = {
+    "array_api": ("tensor.array_api", None),
+    "_plugin": ("tensor._plugin", None),
+    "PluginDevice": ("tensor._plugin", "PluginDevice"),
+    "register_device": ("tensor._plugin", "register_device"),
+}
+
+
+def __getattr__(name: str) -> object:
+    entry = _LAZY.get(name)
+    if entry is None:
+        raise AttributeError(f"module 'tensor' has no attribute {name!r}")
+    module = _importlib.import_module(entry[0])
+    value = module if entry[1] is None else getattr(module, entry[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 # NumPy warns about inf/nan results (log(0), 0/0, overflow); PyTorch does not.  Ignore
 # those RuntimeWarnings when they come from this package's or the backends' own code

@@ -25,8 +25,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import dispatch
+from backends.common import fastpaths
 from backends.composite import linalg as _composite_linalg
-from dispatch import DispatchKey, DispatchKeySet, Library, ops
+from dispatch import REQUIRES_GRAD_BIT, DispatchKey, DispatchKeySet, Library, ops
+from dispatch._tls import state as _tls_state
 
 from . import _dtype, cuda, optable
 from ._dtype import dtype
@@ -250,17 +252,27 @@ def _eligible(v: Any, device_type: str) -> bool:
 
 
 _to_copy = ops.core._to_copy.default
+_RUNTIME_BITS = REQUIRES_GRAD_BIT - 1  # bits above: the tensor requires grad
 
 
 def _cast(v: Any, device_type: str, to: dtype) -> Any:
     """``v`` cast to ``to`` if it is eligible; ``v`` itself otherwise (nothing allocated)."""
-    if getattr(v, "_dispatch_bits", None) is None:
+    bits = getattr(v, "_dispatch_bits", None)
+    if bits is None:
         if isinstance(v, (list, tuple)):
             return type(v)(_cast(x, device_type, to) for x in v)
         return v
     dt = v._dtype
     if dt is to or dt not in _ELIGIBLE_DTYPES or v._device.type != device_type:
         return v
+    if bits <= _RUNTIME_BITS and fastpaths.ENABLED:
+        # Note [Autocast casts]: a tensor that does not require grad (no cache entry
+        # either: the cache holds leaves that do) runs the kernel the call
+        # ``_to_copy(v, dtype=to)`` would run, chosen as its call path chooses it (the
+        # key set, then the slot), without the validation: the arguments are a tensor
+        # and a dtype, valid by construction (~0.5 us a cast).
+        included, keep = _tls_state.sets
+        return _to_copy.below((bits | included) & keep & _to_copy._state.mask)(v, dtype=to)
     # The cache (PyTorch's cached_cast): the lower-precision copy of an fp32 leaf that
     # requires grad (a weight, not a view) is made once per region.
     cacheable = (
@@ -315,7 +327,10 @@ def _cast_all(args: tuple[Any, ...], kwargs: dict[str, Any], device_type: str, t
 
 
 def _lower_precision_fp(op: Any, device_type: str, args: Any, kwargs: Any) -> Any:
-    return _cast_all(args, kwargs, device_type, state.dtypes[device_type])
+    to = state.dtypes[device_type]
+    if kwargs:
+        return _cast_all(args, kwargs, device_type, to)
+    return tuple([_cast(a, device_type, to) for a in args]), kwargs  # a frame less
 
 
 def _fp32(op: Any, device_type: str, args: Any, kwargs: Any) -> Any:
@@ -376,14 +391,24 @@ _POLICY_FUNCTIONS = {
 
 
 def _kernel(op: dispatch.OpOverload, key: DispatchKey, device_type: str, policy: str) -> Any:
-    """The autocast kernel of ``op`` for one device and policy (chosen here, once)."""
-    own_key = DispatchKeySet(key)
+    """The autocast kernel of ``op`` for one device and policy (chosen here, once).
+
+    Registered with the key set (Note [Autocast exclusion]).
+    """
+    own_keep = ~key.bit  # the keep set (complement of the exclude set) without the key
+    below = DispatchKeySet.full_after(key).bits
     transform = _POLICY_FUNCTIONS[policy]
 
-    def kernel(*args: Any, **kwargs: Any) -> Any:
-        with dispatch.exclude_keys(own_key):
+    def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
+        sets = _tls_state.sets
+        _tls_state.sets = (sets[0], sets[1] & own_keep)
+        try:
             args, kwargs = transform(op, device_type, args, kwargs)
-            return op(*args, **kwargs)  # from the top: autograd records the casts
+            if fastpaths.ENABLED and not keyset._bits & _PYTHON_BITS:
+                return op.below(keyset._bits & below)(*args, **kwargs)
+            return op(*args, **kwargs)  # from the top: a mode or subclass may change the bits
+        finally:
+            _tls_state.sets = sets
 
     kernel.__qualname__ = kernel.__name__ = f"autocast_{device_type}_{policy}"
     return kernel
@@ -413,6 +438,35 @@ def _plugin_kernel(op: dispatch.OpOverload, policy: str) -> Any:
 
     kernel.__qualname__ = kernel.__name__ = f"autocast_privateuse_{policy}"
     return kernel
+
+
+# The Python-layer keys: with one in the key set, a mode or a tensor subclass answers the
+# casts, and its results may carry other keys (another device, no Python key).
+_PYTHON_BITS = (
+    DispatchKey.Python.bit
+    | DispatchKey.PythonTLSSnapshot.bit
+    | DispatchKey.PreDispatch.bit
+    | DispatchKey.PythonDispatcher.bit
+)
+
+
+# Note [Autocast exclusion]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# An autocast kernel runs its casts and the operator with its own key excluded, as
+# PyTorch's (an ExcludeDispatchKeyGuard): the operator's kernels below, and every
+# operator they call, see autocast off.  It writes the thread's sets directly
+# (``exclude_keys`` without the guard object: ~1.5 us a call less) and puts back the
+# ones it found, also when the call raises.  The write changes only an autocast key,
+# to its default (excluded), so ``_tls.NONDEFAULT`` needs no update (Note [Default key
+# sets] in dispatch/_tls.py): what ``_set_sets`` would do is nothing.  The operator is
+# then called below the autocast key with the key set it was dispatched with, which is
+# the key set a call from the top would compute under the exclusion: the casts keep
+# each tensor's device and requires-grad bits, and no key above autocast is in the
+# set (the call would have gone there).  Autograd, below, records the casts and the
+# operator.  That holds for plain tensors only: with a Python-layer key in the set
+# (a mode, a tensor subclass), whose casts may return tensors with other keys (a fake
+# mode's meta tensors, a subclass's plain ones), and with the fast paths off (Note
+# [Fast-path switch]), the operator is called from the top, as before.
 
 
 # PyTorch 2.13's policies (SEMANTICS.md §8) for the operators this package does not
@@ -477,7 +531,7 @@ def register() -> None:
         for name, policy in rows.items():
             base, _, overload = name.partition(".")
             op = getattr(getattr(ops.core, base), overload or "default")
-            _LIB.impl(op.name, _kernel(op, key, device_type, policy), key.name)
+            _LIB.impl(op.name, _kernel(op, key, device_type, policy), key.name, with_keyset=True)
     # The plug-in devices: CUDA's lists, as PyTorch registers them for PrivateUse1.
     for name, policy in optable.AUTOCAST["cuda"].items():
         base, _, overload = name.partition(".")

@@ -33,6 +33,13 @@ from ._dtype import dtype
 from ._tensor_conversions import TensorConversions
 from ._tensor_conversions import _rebuild as _rebuild  # pickles made before the split name it here
 
+# ``clone()``'s operator, looked up once (an operator object is never replaced: its
+# handles stay valid) and called through ``call1``, the entry for exactly one
+# positional tensor (Note [Specialised call paths]): ~0.5 us less than
+# ``ops.core._to_copy.default(self)``.  tensor._definitions defined it before this
+# module is imported.
+_TO_COPY = ops.core._to_copy.default
+
 __all__ = ["Size", "Tensor", "make", "make_meta", "shared_version_counter", "wrap_number"]
 
 _new = object.__new__
@@ -333,7 +340,7 @@ class Tensor(TensorConversions):
         Dispatched as ``_to_copy`` (PyTorch's ``clone`` becomes an operator of its own
         with the shape and view operators).
         """
-        return ops.core._to_copy.default(self)  # type: ignore[no-any-return]
+        return _TO_COPY.call1(self)  # type: ignore[no-any-return]
 
     def detach(self) -> Tensor:
         """A tensor sharing this one's data, cut from autograd history."""

@@ -11,6 +11,7 @@ something else.  Every method here reads the fields ``_array``, ``_dtype`` and
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -232,7 +233,10 @@ class TensorConversions:
                 f"__array_namespace__: api_version {api_version!r} is not supported; "
                 f"this namespace implements {', '.join(_API_VERSIONS)}"
             )
-        return sys.modules["tensor.array_api"]
+        namespace = sys.modules.get("tensor.array_api")
+        if namespace is None:  # Note [Lazy submodules] in tensor/__init__.py
+            namespace = importlib.import_module("tensor.array_api")
+        return namespace
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor:
         """The standard's spelling of ``.to(device)`` (``stream`` is accepted and unused:

@@ -227,8 +227,17 @@ def kernels(
         # the wrap, nothing else (~1.5 us less on small matrices, ci/bench/autograd.py).
         # Shape errors (the library's ValueError) and everything else go the general way,
         # which raises PyTorch's messages.
+        # Half-precision operands (``widened``: dtype -> the NumPy dtype their products
+        # compute in, ``accumulate``) take it too: cast up, the call, and ``finish``'s
+        # rounding to the dtype, as the general path computes them (autocast's bfloat16
+        # products, ci/bench/layers.py).
         direct = {
             d for d, (c, o) in op.result_dtypes.items() if c is d and o is d and d not in wide
+        }
+        widened = {
+            d: wide[d].numpy_dtype
+            for d, (c, o) in op.result_dtypes.items()
+            if c is d and o is d and d in wide
         }
         any_rank = ndims is None
         rank_a, rank_b = ndims if ndims is not None else (0, 0)
@@ -236,8 +245,9 @@ def kernels(
 
         def kernel(self: Any, other: Any) -> Any:
             dt = self._dtype
+            is_direct = dt in direct
             if (
-                dt in direct
+                (is_direct or dt in widened)
                 and fastpaths.ENABLED
                 and type(other) is tensor_type
                 and other._dtype is dt
@@ -246,10 +256,17 @@ def kernels(
                 a, b = self._array, other._array
                 if (a.ndim and b.ndim) if any_rank else (a.ndim == rank_a and b.ndim == rank_b):
                     try:
-                        result = fn(a, b)
+                        if is_direct:
+                            result = fn(a, b)
+                        else:
+                            result = fn(a.astype(widened[dt]), b.astype(widened[dt]))
                     except (ValueError, TypeError):  # shapes: the general path says why
                         result = None
                     if result is not None and (not batched or a.shape[0] == b.shape[0]):
+                        if not is_direct:  # finish's rounding: astype, for a float dtype
+                            if type(result) is ndarray:
+                                return make(result.astype(dt.numpy_dtype), dt, self._device)
+                            return make(finish(result, dt), dt, self._device)
                         if type(result) is not ndarray:
                             result = asarray(result)
                         return make(result, dt, self._device)
@@ -270,15 +287,22 @@ def kernels(
     addmm_direct = {
         d for d, (c, o) in addmm_op.result_dtypes.items() if c is d and o is d and d not in wide
     }
+    addmm_widened = {
+        d: wide[d].numpy_dtype
+        for d, (c, o) in addmm_op.result_dtypes.items()
+        if c is d and o is d and d in wide
+    }
 
     def addmm(self: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
         # Note [Product fast path], for F.linear's addmm(bias, x, w.t()): beta and alpha
         # the int 1 (the defaults), three matrices of one direct dtype on one device
         # object: the product, and the bias added into it in place (NumPy refuses a bias
         # that does not broadcast to the product, which the general path then explains).
+        # Half precision computes in its ``widened`` dtype and rounds once, at the end.
         dt = mat1._dtype
+        is_direct = dt in addmm_direct
         if (
-            dt in addmm_direct
+            (is_direct or dt in addmm_widened)
             and fastpaths.ENABLED
             and type(beta) is int
             and type(alpha) is int
@@ -291,14 +315,19 @@ def kernels(
             and mat1._device is mat2._device
             and self._device is mat1._device
         ):
-            a, b = mat1._array, mat2._array
+            a, b, bias = mat1._array, mat2._array, self._array
             if a.ndim == 2 and b.ndim == 2:
+                if not is_direct:
+                    w = addmm_widened[dt]
+                    a, b, bias = a.astype(w), b.astype(w), bias.astype(w)
                 try:
                     prod = fn_matmul(a, b)
-                    prod += self._array
+                    prod += bias
                 except (ValueError, TypeError):  # shapes: the general path says why
                     prod = None
                 if type(prod) is ndarray:
+                    if not is_direct:  # finish's rounding: astype, for a float dtype
+                        prod = prod.astype(dt.numpy_dtype)
                     return make(prod, dt, mat1._device)
         _, cdt, odt, dev = result_addmm(addmm_op, self, mat1, mat2)
         prod = matmul(_cast(mat1, cdt), _cast(mat2, cdt))

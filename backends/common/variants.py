@@ -21,6 +21,7 @@ from __future__ import annotations
 import inspect
 import warnings
 from collections.abc import Callable
+from types import FunctionType
 from typing import Any
 
 from dispatch import parse_schema
@@ -176,6 +177,17 @@ def _check_overlap(
             overlap.check_in_place(name, a, v._array)
 
 
+def _takes_device(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` has a ``device`` parameter: read off a plain function's code (what
+    ``inspect.signature`` reads, ~25 us less a call, ~300 calls at import), else asked of
+    ``inspect.signature``."""
+    if type(fn) is not FunctionType or hasattr(fn, "__wrapped__") or hasattr(fn, "__signature__"):
+        return "device" in inspect.signature(fn).parameters
+    code = fn.__code__
+    stars = bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    return "device" in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount + stars]
+
+
 def _out(
     front: FrontEnd,
     name: str,
@@ -185,7 +197,7 @@ def _out(
 ) -> Callable[..., Any]:
     # A factory's out form makes its result on out's device unless told otherwise
     # (``zeros(2, 3, out=t)`` with ``t`` on CUDA), as in PyTorch.
-    factory = "device" in inspect.signature(functional).parameters
+    factory = _takes_device(functional)
     tensor_type = front.Tensor
 
     def kernel(*args: Any, out: Any, **kwargs: Any) -> Any:

@@ -18,8 +18,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from numpy import ndarray
+
 from dispatch import DispatchKeySet, Library, ops
 
+from ..common import fastpaths
 from ..common.frontend import FrontEnd
 from . import nn, shape, variants
 
@@ -53,10 +56,35 @@ def to_copy_kernel(front: FrontEnd) -> Any:
     """``_to_copy``: a copy of ``self`` with another dtype and/or on another device."""
     to_dtype, canonical, to_device = front.to_dtype, front.canonical_device, front.to_device
     move_array, make = front.move_array, front.make
+    cpu = canonical(to_device("cpu"))
+    # Note [Copy fast path]: dtypes a CPU array reaches with a plain ``astype``: all but the
+    # unsigned ones (``cast_array``'s float-to-unsigned rule).
+    astype_targets = frozenset(
+        d
+        for d in (
+            front.bool, front.int8, front.int16, front.int32, front.int64, front.float16,
+            front.bfloat16, front.float32, front.float64, front.complex64, front.complex128,
+        )
+    )  # fmt: skip
 
     def to_copy(
         self: Any, *, dtype: Any = None, device: Any = None, non_blocking: bool = False
     ) -> Any:
+        # Note [Copy fast path]: a NumPy array of a CPU tensor copied or cast on the CPU
+        # (``clone()``, autocast's casts): the copy or ``astype`` and the wrap, without
+        # the argument conversions and move_array's device checks (~1 us a call).
+        array = self._array
+        if (
+            device is None
+            and not non_blocking
+            and self._device is cpu
+            and type(array) is ndarray
+            and fastpaths.ENABLED
+        ):
+            if dtype is None or dtype is self._dtype:
+                return make(array.copy(), self._dtype, cpu)
+            if dtype in astype_targets:
+                return make(array.astype(dtype.numpy_dtype), dtype, cpu)
         dt = self._dtype if dtype is None else to_dtype(dtype, op="to")
         dev = self._device if device is None else canonical(to_device(device))
         if self._device.type == "meta" and dev.type != "meta":

@@ -780,3 +780,98 @@ def test_common_torch_schemas_parse(name: str) -> None:
             assert e.reason.startswith(ALLOWED_FAILURES), text
     assert len(parsed) >= max(1, len(texts) // 2)
     assert all(s.name == f"aten::{name}" for s in parsed)
+
+
+# -- Note [Tokenizing in one pass] -------------------------------------------------------------
+_TOKEN_PIECES = st.sampled_from(
+    [
+        "ns", "::", "add", ".", "Tensor", "(", ")", "[", "]", ",", "*", "?", "!", "|", "=",
+        "->", "...", "a", "-", "+", "1", "2.5", "1e-3", "3j", ".5", "x_1", " ", "  ", "\t",
+        "\n", "\xa0", "\u2003", "\x1c", "$", "'s'", '"\\n"', "'", "é", "int[2]",
+    ]
+)  # fmt: skip
+
+
+def _tokens_or_error(tokenize: object, text: str) -> object:
+    try:
+        return [(t.kind, t.text, t.col, t.value) for t in tokenize(text)]  # type: ignore[operator]
+    except _schema_parse.SchemaParseError as e:
+        return ("error", str(e), e.column)
+
+
+@settings(max_examples=500, deadline=None)
+@given(pieces=st.lists(_TOKEN_PIECES, max_size=14))
+def test_the_one_pass_tokenizer_agrees_with_the_scanner(pieces: list[str]) -> None:
+    """The same tokens, or the same error at the same column, for any text."""
+    text = "".join(pieces)
+    fast = _tokens_or_error(_schema_parse._tokenize, text)
+    assert fast == _tokens_or_error(_schema_parse._tokenize_slow, text), text
+
+
+def test_the_one_pass_tokenizer_agrees_on_the_builtin_schemas() -> None:
+    import tensor  # noqa: F401 - defines the built-in operators
+    from dispatch._operator import OPERATORS
+
+    texts = [str(op._schema) for op in OPERATORS.values() if op._schema is not None]
+    assert len(texts) > 400
+    for text in texts:
+        fast = _tokens_or_error(_schema_parse._tokenize, text)
+        assert fast == _tokens_or_error(_schema_parse._tokenize_slow, text), text
+
+
+# -- Note [Argument parse cache] ---------------------------------------------------------------
+def _parse_outcome(text: str) -> object:
+    try:
+        return _schema_parse._Parser(text).schema()
+    except _schema_parse.SchemaParseError as e:
+        return ("error", str(e), e.column)
+
+
+def _same_with_and_without_the_argument_cache(text: str) -> None:
+    warm = _parse_outcome(text)  # the process's cache, warmed by whatever ran before
+    saved = _schema_parse._ARGUMENTS
+    try:
+        _schema_parse._ARGUMENTS = _NoCache()
+        fresh = _parse_outcome(text)  # every argument parsed afresh
+        _schema_parse._ARGUMENTS = {}
+        _parse_outcome(text)
+        again = _parse_outcome(text)  # its own arguments cached by the parse before
+    finally:
+        _schema_parse._ARGUMENTS = saved
+    assert warm == fresh == again, text
+
+
+class _NoCache(dict):  # type: ignore[type-arg]
+    def __setitem__(self, key: object, value: object) -> None:
+        pass
+
+
+@settings(max_examples=300, deadline=None)
+@given(function_schemas())
+def test_the_argument_cache_gives_fresh_parses_generated(schema: FunctionSchema) -> None:
+    _same_with_and_without_the_argument_cache(str(schema))
+
+
+@FUZZ
+@given(st.sampled_from(EXAMPLES), st.data())
+def test_the_argument_cache_gives_fresh_parses_mutated(text: str, data: st.DataObject) -> None:
+    for _ in range(data.draw(st.integers(1, 3))):
+        i = data.draw(st.integers(0, len(text)))
+        if data.draw(st.booleans()) and i < len(text):
+            text = text[:i] + text[i + 1 :]
+        else:
+            text = text[:i] + data.draw(st.sampled_from(SCHEMA_TOKENS)) + text[i:]
+    _same_with_and_without_the_argument_cache(text)
+
+
+def test_the_argument_cache_keys_on_the_exact_text_and_keyword_only() -> None:
+    a = parse_schema("cache_a(int x, str s=',)', *, int y=1) -> Tensor")
+    b = parse_schema("cache_b(int y=1, *, int x) -> Tensor")  # same text, other kind
+    assert [x.kwarg_only for x in a.arguments] == [False, False, True]
+    assert [x.kwarg_only for x in b.arguments] == [False, True]
+    assert a.arguments[1].default == ",)"
+    with pytest.raises(SchemaParseError) as e:  # a cached text, then a bad token after it
+        parse_schema("cache_c(int x y) -> Tensor")
+    assert e.value.column == 14
+    for text in ("cache_d(int x, int x) -> Tensor", "cache_e(int x,  int x) -> Tensor"):
+        _same_with_and_without_the_argument_cache(text)  # the duplicate's column

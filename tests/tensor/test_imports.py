@@ -107,3 +107,46 @@ def test_bulk_registration_leaves_the_tables_immediate_rebuilds_leave() -> None:
     for name, immediate in tables["immediate"].items():
         assert tables["bulk"][name] == immediate, name
     assert tables["bulk"].keys() == tables["immediate"].keys()
+
+
+def test_array_api_and_plugin_devices_load_on_first_use() -> None:
+    """Note [Lazy submodules]: neither loads at ``import tensor``; each loads when used,
+    and then behaves as it did when it loaded with the package."""
+    code = (
+        "import sys, tensor as tt\n"
+        "lazy = ('tensor.array_api', 'tensor._plugin', 'backends.common.device',\n"
+        "        'backends.devices.strict')\n"
+        "print([m for m in lazy if m in sys.modules])\n"
+        "print(tt.ones(2).__array_namespace__() is tt.array_api is sys.modules['tensor.array_api'])\n"
+        "print('tensor._plugin' in sys.modules)\n"
+        "x = tt.ones(2, device='strict')\n"  # a known plug-in device: registered when named
+        "print(x.device, tt._plugin.get_device('strict').name, 'tensor._plugin' in sys.modules)\n"
+        "print(tt.register_device is sys.modules['tensor._plugin'].register_device)\n"
+        "print(all(hasattr(tt, n) for n in tt.__all__), 'array_api' in dir(tt))\n"
+    )
+    assert _run(code).splitlines() == [
+        "[]",
+        "True",
+        "False",
+        "strict strict True",
+        "True",
+        "True True",
+    ]
+
+
+def test_an_unknown_device_type_still_fails_with_its_message() -> None:
+    code = (
+        "import tensor as tt\n"
+        "try:\n    tt.device('tpu')\nexcept RuntimeError as e:\n    print(e)\n"
+        "import tensor._plugin\nprint(tt._plugin.get_device('tpu'))\n"
+    )
+    out = _run(code).splitlines()
+    assert out[0].startswith("Expected one of cpu") and "'tpu'" in out[0]
+    assert out[1] == "None"
+
+
+@pytest.mark.parametrize("disabled_before", [False, True])
+def test_import_leaves_the_cyclic_gc_as_it_found_it(disabled_before: bool) -> None:
+    """Note [Importing without the cyclic GC]: off during the import only."""
+    code = f"import gc\nif {disabled_before}: gc.disable()\nimport tensor\nprint(gc.isenabled())\n"
+    assert _run(code) == str(not disabled_before)
