@@ -40,31 +40,49 @@ def _with_array(t: Any, array: np.ndarray) -> Any:
     return type(t)(array, dtype=t.dtype, device=t.device)
 
 
+# Note [Complex gradcheck]: PyTorch's convention (Note [Complex gradients] in
+# tensor.optable._grad): for a real function L of a complex input z = x + iy, the
+# gradient is dL/dx + i dL/dy.  A complex output counts as two real ones, its real part
+# (grad_output 1) and its imaginary part (grad_output 1j); a complex input's numerical
+# column is the real direction's difference plus i times the imaginary direction's.
+
+
+def _parts(o: Any) -> list[np.ndarray]:
+    """An output's values as real vectors: itself, or its real and imaginary parts."""
+    v = o.detach().numpy().reshape(-1)
+    if np.iscomplexobj(v):
+        return [v.real.astype(np.float64), v.imag.astype(np.float64)]
+    return [v.astype(np.float64)]
+
+
 def _numerical(
     fn: Callable[..., Any], inputs: tuple[Any, ...], i: int, eps: float
 ) -> list[np.ndarray]:
-    """d outputs / d inputs[i] as one (out numel, in numel) matrix per output."""
+    """d output parts / d inputs[i] as one (out numel, in numel) matrix per real part of
+    each output (Note [Complex gradcheck])."""
     x = inputs[i]
     base = x.detach().numpy().astype(x.detach().numpy().dtype, copy=True)
     flat = base.reshape(-1)
+    steps = (1.0, 1j) if np.iscomplexobj(flat) else (1.0,)
     columns: list[list[np.ndarray]] = []
     for j in range(flat.size):
-        results = []
-        for sign in (1.0, -1.0):
-            moved = flat.copy()
-            moved[j] += sign * eps
-            args = list(inputs)
-            args[i] = _with_array(x, moved.reshape(base.shape))
-            with _grad_mode.no_grad():
-                outs = _as_tuple(fn(*args))
-            results.append(
-                [
-                    o.detach().numpy().reshape(-1).astype(np.float64)
-                    for o in outs
-                    if _differentiable(o)
-                ]
-            )
-        columns.append([(p - m) / (2 * eps) for p, m in zip(results[0], results[1], strict=True)])
+        column: list[np.ndarray] | None = None
+        for step in steps:
+            results = []
+            for sign in (1.0, -1.0):
+                moved = flat.copy()
+                moved[j] += sign * eps * step
+                args = list(inputs)
+                args[i] = _with_array(x, moved.reshape(base.shape))
+                with _grad_mode.no_grad():
+                    outs = _as_tuple(fn(*args))
+                results.append([p for o in outs if _differentiable(o) for p in _parts(o)])
+            diff = [(p - m) / (2 * eps) for p, m in zip(results[0], results[1], strict=True)]
+            if column is None:
+                column = [d.astype(np.complex128) if step != 1.0 else d for d in diff]
+            else:
+                column = [c + 1j * d for c, d in zip(column, diff, strict=True)]
+        columns.append(column or [])
     n_out = len(columns[0]) if columns else 0
     return [
         np.stack([col[k] for col in columns], axis=1) if columns else np.zeros((0, 0))
@@ -83,7 +101,8 @@ def gradcheck(
 ) -> bool:
     """Check the gradients of ``fn`` at ``inputs`` against central differences.
 
-    Use float64 inputs that require grad, as with PyTorch's gradcheck.
+    Use float64 (or complex128) inputs that require grad, as with PyTorch's gradcheck;
+    complex ones are checked in PyTorch's convention (Note [Complex gradcheck]).
 
     >>> import tensor as tt
     >>> x = tt.tensor([0.5, 1.5], dtype=tt.float64, requires_grad=True)
@@ -92,18 +111,25 @@ def gradcheck(
     """
     inputs = _as_tuple(inputs)
     # The same outputs on both sides: every floating-point tensor output, in order (one
-    # that does not depend on the inputs has a zero analytical Jacobian).
-    outputs = [o for o in _as_tuple(fn(*inputs)) if _differentiable(o)]
+    # that does not depend on the inputs has a zero analytical Jacobian); a complex one
+    # as its real part (seed 1) and its imaginary part (seed 1j).
+    parts = [
+        (o, seed)
+        for o in _as_tuple(fn(*inputs))
+        if _differentiable(o)
+        for seed in ((1.0, 1j) if o.dtype.is_complex else (1.0,))
+    ]
     for i, x in enumerate(inputs):
         if not (_is_tensor(x) and x.requires_grad) or x.numel() == 0:
             continue
         numerical = _numerical(fn, inputs, i, eps)
-        for k, out in enumerate(outputs):
+        x_complex = x.dtype.is_complex
+        for k, (out, seed) in enumerate(parts):
             n_out, n_in = out.numel(), x.numel()
-            analytical = np.zeros((n_out, n_in))
+            analytical = np.zeros((n_out, n_in), np.complex128 if x_complex else np.float64)
             for row in range(n_out if out.requires_grad else 0):
                 one_hot = np.zeros(n_out, dtype=out.detach().numpy().dtype)
-                one_hot[row] = 1
+                one_hot[row] = seed
                 (g,) = grad(
                     out,
                     x,

@@ -26,12 +26,14 @@ __all__ = [
     "core",
     "expand_to",
     "grad_for",
+    "holomorphic",
     "is_tensor",
     "needs_grad",
     "numel_of",
     "records_graph",
     "reduced_dims",
     "saves",
+    "sgn",
     "sum_to",
     "unsqueeze_dims",
     "unsqueeze_reduced",
@@ -59,6 +61,51 @@ def saves(*names: str) -> Callable[[Formula], Formula]:
         return formula
 
     return mark
+
+
+# Note [Complex gradients]: PyTorch's gradient of a complex input is the conjugate
+# Wirtinger derivative (its "Autograd for Complex Numbers"): for a holomorphic f,
+# grad_input = grad * conj(f'(z)) (derivatives.yaml: ``sin: grad * self.cos().conj()``,
+# ``mul: grad * other.conj()``, ``mm: grad.mm(mat2.t().conj())``).  The formulas of the
+# family modules are written as for real numbers, grad * f'(z); ``holomorphic`` turns
+# one into PyTorch's once, for every formula linear in ``grad`` with coefficients
+# holomorphic in the inputs: conj(formula(conj(grad))) = grad * conj(f'(z)).  Real
+# gradients skip it (one dtype test), and a real input of a complex call still gets the
+# real part (``grad_for``).  Formulas of non-holomorphic functions (abs, real, imag,
+# conj, angle, the linear-algebra decompositions) say what they do themselves.
+
+
+def _conj(v: Any) -> Any:
+    if is_tensor(v) and v.dtype.is_complex:
+        return core.conj(v)
+    return v
+
+
+def holomorphic(formula: Formula) -> Formula:
+    """``formula`` in PyTorch's complex convention (Note [Complex gradients]); the same
+    formula for real gradients."""
+
+    def wrapped(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+        gs = g if isinstance(g, (tuple, list)) else (g,)
+        if not any(is_tensor(x) and x.dtype.is_complex for x in gs):
+            return formula(g, a, out)
+        cg = type(g)(_conj(x) for x in g) if isinstance(g, (tuple, list)) else _conj(g)
+        return tuple(_conj(r) for r in formula(cg, a, out))
+
+    wrapped.__name__ = getattr(formula, "__name__", "formula")
+    wrapped.__doc__ = formula.__doc__
+    if hasattr(formula, "saved"):
+        wrapped.saved = formula.saved  # type: ignore[attr-defined]
+    return wrapped
+
+
+def sgn(x: Any) -> Any:
+    """PyTorch's ``sgn``: ``sign`` for real tensors, ``z / |z|`` (0 at 0) for complex ones
+    (the derivative factor of ``abs`` and the norms)."""
+    if not x.dtype.is_complex:
+        return core.sign(x)
+    mag = core.abs(x)
+    return core.where(core.eq.Scalar(mag, 0), x * 0, x / mag)
 
 
 def records_graph() -> bool:

@@ -8,6 +8,7 @@ holds its formulas first and its rows below them (Note [One row per operator] in
 
 from __future__ import annotations
 
+import cmath
 import math
 from collections.abc import Callable
 from typing import Any
@@ -40,6 +41,7 @@ __all__ = ["ROWS", "maximum_grad", "minimum_grad"]
 
 core = _grad.core
 saves = _grad.saves
+holomorphic = _grad.holomorphic
 _t = _grad.grad_for
 _is_tensor = _grad.is_tensor
 
@@ -81,30 +83,35 @@ _ALPHA = ", *, Scalar alpha=1"
 
 # -- binary arithmetic -------------------------------------------------------------------------
 @saves()
+@holomorphic
 def _add(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     alpha = a.get("alpha", 1)
     return _t(g, a["self"]), _t(g if alpha == 1 else g * alpha, a["other"])
 
 
 @saves()
+@holomorphic
 def _sub(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     alpha = a.get("alpha", 1)
     return _t(g, a["self"]), _t(-g if alpha == 1 else g * -alpha, a["other"])
 
 
 @saves()
+@holomorphic
 def _rsub(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     alpha = a.get("alpha", 1)
     return _t(-g if alpha == 1 else g * -alpha, a["self"]), _t(g, a["other"])
 
 
 @saves("self:other", "other:self")
+@holomorphic
 def _mul(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["other"]
     return _t(g * y, x), _t(g * x, y) if _is_tensor(y) else None
 
 
 @saves("self:other", "other")
+@holomorphic
 def _div(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["other"]
     if a.get("rounding_mode") is not None:  # floor/trunc division: zero almost everywhere
@@ -128,6 +135,7 @@ def _fmod(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 
 
 @saves("self", "exponent", "result")
+@holomorphic
 def _pow(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["exponent"]
     grads: list[Any] = []
@@ -138,10 +146,14 @@ def _pow(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
             gx = g * 0 if y == 0 else g * y * x ** (y - 1)
         grads.append(_t(gx, x))
     if _is_tensor(y):
+        # PyTorch compares the exponent's real part for complex exponents
+        y_re = core.real(y) if y.dtype.is_complex else y
         if _is_tensor(x):
-            gy = core.where(core.logical_and(x == 0, y >= 0), 0.0, g * out * core.log(x))
+            gy = core.where(core.logical_and(x == 0, y_re >= 0), 0.0, g * out * core.log(x))
         elif x == 0:
-            gy = core.where(y >= 0, 0.0, g * out * float("-inf"))
+            gy = core.where(y_re >= 0, 0.0, g * out * float("-inf"))
+        elif isinstance(x, complex):
+            gy = g * out * cmath.log(x)
         else:
             gy = g * out * math.log(x) if x > 0 else g * float("nan")
         grads.append(_t(gy, y))
@@ -185,6 +197,7 @@ def _hypot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 
 
 @saves("self", "other", "result")
+@holomorphic
 def _logaddexp(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["other"]
     return _t(g * core.exp(x - out), x), _t(g * core.exp(y - out), y)
@@ -338,6 +351,7 @@ def _where(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 
 
 @saves("self", "end", "weight")
+@holomorphic
 def _lerp(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, end, w = a["self"], a["end"], a["weight"]
     grads = [_t(g * (1 - w), x), _t(g * w, end)]
@@ -372,6 +386,7 @@ def _clamp_tensor(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 
 
 @saves("tensor1:tensor2", "tensor2:tensor1")
+@holomorphic
 def _addcmul(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     t1, t2, value = a["tensor1"], a["tensor2"], a.get("value", 1)
     gv = g if value == 1 else g * value
@@ -379,6 +394,7 @@ def _addcmul(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 
 
 @saves("tensor1:tensor2", "tensor2")
+@holomorphic
 def _addcdiv(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     t1, t2, value = a["tensor1"], a["tensor2"], a.get("value", 1)
     gv = g if value == 1 else g * value
@@ -429,14 +445,27 @@ _TERNARY: tuple[OpInfo, ...] = (
 
 
 # -- unary --------------------------------------------------------------------------------------
-def _unary_grad(d: Callable[[Any, Any, Any], Any], saved: tuple[str, ...] = ("self",)) -> Any:
+def _unary_grad(
+    d: Callable[[Any, Any, Any], Any],
+    saved: tuple[str, ...] = ("self",),
+    *,
+    complex_rule: bool = True,
+) -> Any:
     """A one-argument formula: ``d(grad, x, out)`` gives the input's gradient; ``saved``
-    says whether it reads ``x`` ("self"), ``out`` ("result") or neither."""
+    says whether it reads ``x`` ("self"), ``out`` ("result") or neither.  ``d`` is written
+    as for real numbers, ``grad * f'(x)``: complex gradients get PyTorch's
+    ``grad * conj(f'(x))`` (Note [Complex gradients]) unless ``complex_rule=False`` (the
+    non-holomorphic abs, real, imag, conj, whose ``d`` says what it does)."""
 
     def formula(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
         return (d(g, a["self"], out),)
 
-    return saves(*saved)(formula)
+    return saves(*saved)(holomorphic(formula) if complex_rule else formula)
+
+
+def _abs(g: Any, x: Any, out: Any) -> Any:
+    """PyTorch's ``grad * self.sgn()``: sgn(z) = z / |z| (0 at 0) for complex inputs."""
+    return g * _grad.sgn(x)
 
 
 def _zero(g: Any, x: Any, out: Any) -> Any:
@@ -483,7 +512,7 @@ _UNARY: tuple[OpInfo, ...] = (
     ),
     _unary(
         "abs", NO_BOOL, to_real, dunders=("__abs__",),
-        grad=_unary_grad(lambda g, x, out: g * core.sign(x)), inplace=INPLACE_FUNCTION,
+        grad=_unary_grad(_abs, complex_rule=False), inplace=INPLACE_FUNCTION,
     ),
     _unary("sign", REAL, same, grad=_unary_grad(_zero, ()), inplace=InPlace()),
     _unary(
@@ -600,12 +629,14 @@ _UNARY: tuple[OpInfo, ...] = (
     # Note [real, imag and conj are copies]: PyTorch returns views (and a lazy conjugate
     # bit); these rows compute new tensors, as the Array API standard's functions do, so a
     # write into the result does not reach the input.
-    _unary("real", ALL, to_real, out=False, grad=_unary_grad(lambda g, x, out: g.to(x.dtype), saved=("self",))),
+    _unary("real", ALL, to_real, out=False, grad=_unary_grad(lambda g, x, out: g.to(x.dtype), saved=("self",), complex_rule=False)),
     _unary(
         "imag", COMPLEXES, to_real, out=False,
-        grad=_unary_grad(lambda g, x, out: g.to(x.dtype) * 1j, saved=("self",)),
+        grad=_unary_grad(
+            lambda g, x, out: g.to(x.dtype) * 1j, saved=("self",), complex_rule=False
+        ),
     ),
-    _unary("conj", ALL, same, out=False, grad=_unary_grad(lambda g, x, out: core.conj(g), saved=())),
+    _unary("conj", ALL, same, out=False, grad=_unary_grad(lambda g, x, out: core.conj(g), saved=(), complex_rule=False)),
     _unary(
         "silu", INEXACT, same, function="nn.functional.silu", method=False,
         grad=_unary_grad(lambda g, x, out: g * core.sigmoid(x) * (1 + x * (1 - core.sigmoid(x)))),

@@ -77,6 +77,7 @@ def _mat2_grad(g: Any, m1: Any, m2: Any) -> Any:
 
 
 @_grad.saves("self:other", "other:self")
+@_grad.holomorphic
 def _matmul(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["other"]
     if x.ndim == 1 and y.ndim == 1:  # dot
@@ -99,6 +100,7 @@ def _matmul(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 
 
 @_grad.saves("self:mat2", "mat2:self")
+@_grad.holomorphic
 def _mm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["mat2"]
     return (
@@ -108,6 +110,7 @@ def _mm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 
 
 @_grad.saves("self:mat2", "mat2:self")
+@_grad.holomorphic
 def _bmm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["mat2"]
     return (
@@ -117,6 +120,7 @@ def _bmm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 
 
 @_grad.saves("mat1:mat2", "mat2:mat1")
+@_grad.holomorphic
 def _addmm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     s, m1, m2, beta, alpha = a["self"], a["mat1"], a["mat2"], a["beta"], a["alpha"]
     gs = _grad.grad_for(g if beta == 1 else g * beta, s) if needs(s) else None
@@ -129,12 +133,22 @@ def _addmm(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 
 
 @_grad.saves("self:tensor", "tensor:self", "self:other", "other:self")
+@_grad.holomorphic
 def _dot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["tensor" if "tensor" in a else "other"]
     return (g * y if needs(x) else None), (g * x if needs(y) else None)
 
 
+@_grad.saves("self:other", "other:self")
+def _vdot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    # sum(conj(x) * y): antiholomorphic in x (PyTorch's ``self: grad.conj() * other``)
+    x, y = a["self"], a["other"]
+    gx = core.conj(g) if needs(x) and g.dtype.is_complex else g
+    return (gx * y if needs(x) else None), (g * x if needs(y) else None)
+
+
 @_grad.saves("self:vec2", "vec2:self")
+@_grad.holomorphic
 def _outer(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["vec2"]
     return (
@@ -210,6 +224,7 @@ def _einsum_grads(g: Any, ins: list[str], rhs: str, xs: list[Any]) -> tuple[Any,
 
 
 @_grad.saves("tensors")
+@_grad.holomorphic
 def _einsum(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     xs = list(a["tensors"])
     ins, rhs = _explicit(a["equation"], xs)
@@ -217,6 +232,7 @@ def _einsum(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 
 
 @_grad.saves("self", "other")
+@_grad.holomorphic
 def _tensordot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["other"]
     dx = [d % x.ndim for d in a["dims_self"]]
@@ -270,7 +286,7 @@ ROWS: tuple[OpInfo, ...] = (
     ),
     OpInfo(
         "vdot", ("vdot(Tensor self, Tensor other) -> Tensor",), "linalg", NO_BOOL,
-        grad=_dot, autocast={"cuda": "promote"},
+        grad=_vdot, autocast={"cuda": "promote"},
     ),
     OpInfo("outer", ("outer(Tensor self, Tensor vec2) -> Tensor",), "linalg", ALL, grad=_outer),
     OpInfo(
@@ -340,10 +356,10 @@ def _inv(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 
 @_grad.saves("A", "result")
 def _det(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
-    # d det(A) = det(A) tr(A^-1 dA), so dL/dA = conj(g det(A)) A^-H, for invertible A
+    # d det(A) = det(A) tr(A^-1 dA), so dL/dA = g conj(det(A)) A^-H, for invertible A
+    # (PyTorch's ``grad * det.conj()``: Note [Complex gradients])
     A = a["A"]  # noqa: N806
-    scale = g * out
-    scale = core.conj(scale) if A.dtype.is_complex else scale
+    scale = g * (core.conj(out) if A.dtype.is_complex else out)
     inv_h = _mH(core.linalg_inv(A))
     return (core.unsqueeze(core.unsqueeze(scale, -1), -1) * inv_h,)
 

@@ -338,6 +338,7 @@ def _conv_pads(a: dict[str, Any], w: Any) -> tuple[int, int, int, int]:
 
 
 @saves("input", "weight")
+@_grad.holomorphic
 def _conv2d(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, w, b = a["input"], a["weight"], a["bias"]
     stride, dilation, groups = _pair(a["stride"]), _pair(a["dilation"]), int(a["groups"])

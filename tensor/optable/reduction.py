@@ -81,6 +81,7 @@ def _prod_others(x: Any, d: int) -> Any:
 
 
 @_grad.saves("self")
+@_grad.holomorphic
 def _prod(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, dim, keepdim = a["self"], a["dim"], a["keepdim"]
     if x.numel() == 0:
@@ -213,6 +214,7 @@ def _std(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 
 
 @_grad.saves("self", "result")
+@_grad.holomorphic
 def _logsumexp(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, dim, keepdim = a["self"], a["dim"], a["keepdim"]
     value = _grad.unsqueeze_reduced(out, x, dim, keepdim)
@@ -260,6 +262,7 @@ def _cumsum(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 
 
 @_grad.saves("self", "result")
+@_grad.holomorphic
 def _cumprod(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x = a["self"]
     if x.ndim == 0 or x.numel() == 0:
@@ -295,14 +298,14 @@ _SCANS: tuple[OpInfo, ...] = (
 
 # -- norms (``linalg.vector_norm`` too); count_nonzero ----------------------------------------
 def _norm_grad(g: Any, x: Any, p: Any, dim: Any, keepdim: bool, out: Any) -> Any:
-    """PyTorch's linalg_vector_norm_backward (real inputs)."""
+    """PyTorch's linalg_vector_norm_backward (``sgn`` for complex inputs)."""
     p = 2.0 if p is None else float(p)
     if p == 0.0:
         return core.zeros_like(x)
     norm = _grad.unsqueeze_reduced(out, x, dim, keepdim)
     g = _grad.unsqueeze_reduced(g, x, dim, keepdim)
     if p == 1.0:
-        return core.sign(x) * g
+        return _grad.sgn(x) * g
     zero = core.zeros_like(norm)
     if p == 2.0:
         return x * core.where(norm == 0, zero, g / norm)
@@ -311,14 +314,14 @@ def _norm_grad(g: Any, x: Any, p: Any, dim: Any, keepdim: bool, out: Any) -> Any
         mask = core.logical_or(core.eq(absx, norm), core.isnan(absx))
         dims = _grad.reduced_dims(dim, x.ndim)
         count = core.sum(mask, dims, True) if dims else core.ones_like(norm)
-        return core.sign(x) * ((g / count) * mask)
+        return _grad.sgn(x) * ((g / count) * mask)
     scale = g / norm ** (p - 1)
     if p < 1.0:
-        grad = core.sign(x) * core.abs(x) ** (p - 1) * scale
+        grad = _grad.sgn(x) * core.abs(x) ** (p - 1) * scale
         return core.where(x == 0, core.zeros_like(grad), grad)
     scale = core.where(norm == 0, zero, scale)
     if p < 2.0:
-        return core.sign(x) * core.abs(x) ** (p - 1) * scale
+        return _grad.sgn(x) * core.abs(x) ** (p - 1) * scale
     return x * core.abs(x) ** (p - 2) * scale
 
 
