@@ -75,6 +75,9 @@ def saves(*names: str) -> Callable[[Formula], Formula]:
 # conj, angle, the linear-algebra decompositions) say what they do themselves.
 
 
+_COMPLEX_CATEGORY = 3  # tensor._dtype's categories: bool, int, float, complex
+
+
 def _conj(v: Any) -> Any:
     if is_tensor(v) and v.dtype.is_complex:
         return core.conj(v)
@@ -86,8 +89,11 @@ def holomorphic(formula: Formula) -> Formula:
     formula for real gradients."""
 
     def wrapped(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
-        gs = g if isinstance(g, (tuple, list)) else (g,)
-        if not any(is_tensor(x) and x.dtype.is_complex for x in gs):
+        dt = getattr(g, "_dtype", None)  # one gradient: its dtype's category decides
+        if dt is not None:
+            if dt.category < _COMPLEX_CATEGORY:
+                return formula(g, a, out)
+        elif not any(is_tensor(x) and x.dtype.is_complex for x in g or ()):
             return formula(g, a, out)
         cg = type(g)(_conj(x) for x in g) if isinstance(g, (tuple, list)) else _conj(g)
         return tuple(_conj(r) for r in formula(cg, a, out))
