@@ -79,7 +79,7 @@ golden::f: golden::f(Tensor x, *, int n=1) -> Tensor
   PythonDispatcher      <missing>                                       missing
   PreDispatch           <missing>                                       missing
   PythonTLSSnapshot     dispatch._modes._snapshot_fallback              backend fallback
-  AutocastPrivateUse1   <missing>                                       missing
+  AutocastPrivateUse1   fallthrough                                     backend fallback
   AutocastCUDA          fallthrough                                     backend fallback
   AutocastCPU           fallthrough                                     backend fallback
   AutogradMeta          {FALLBACK}backend fallback, grad-only
