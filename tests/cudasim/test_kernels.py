@@ -21,6 +21,7 @@ import pytest
 import tensor
 from backends.cuda import _compile, _tables
 from backends.cuda import _launch as geometry
+from tests.ops import opdb_search
 
 from . import _build, _launch
 
@@ -247,17 +248,7 @@ def test_scatter_mul_applies_every_repeat(scatter: _launch.Library, dtype: str) 
 
 
 # -- search: PyTorch's binary search per value, and isin's search in sorted test elements ---
-def _torch_search(row: list[float], v: float, right: bool, order: list[int] | None) -> int:
-    """ATen's cus_lower_bound / cus_upper_bound, one value at a time."""
-    start, end = 0, len(row)
-    while start < end:
-        mid = start + (end - start) // 2
-        b = row[order[mid]] if order is not None else row[mid]
-        if (not b > v) if right else (not b >= v):
-            start = mid + 1
-        else:
-            end = mid
-    return start
+_torch_search = opdb_search._bisect  # ATen's cus_lower_bound / cus_upper_bound, one value
 
 
 @pytest.mark.parametrize("right", [False, True])

@@ -23,6 +23,8 @@ SEARCH_DTYPES = tuple(d for d in DTYPE_NAMES if not d.startswith("complex"))
 
 
 def _bisect(row: list[Any], v: Any, right: bool, order: list[int] | None) -> int:
+    """PyTorch's search of ``v`` in ``row`` (ATen's cus_lower_bound / cus_upper_bound),
+    one value at a time: the reference of the CPU, CUDA and harness kernels."""
     start, end = 0, len(row)
     while start < end:
         mid = start + (end - start) // 2
