@@ -14,8 +14,15 @@ differs is only what our operator set lacks: a triangular solve is ``linalg_solv
 the conjugate transpose, for a solve from the right), ``diag_embed`` is a product with an
 identity, and in-place diagonal writes are masks.  Outputs that got no gradient arrive
 as zeros (the autograd layer materialises them), so the "undefined gradient" shortcuts
-are the general formula with zeros; ``svdvals``/``eigvalsh`` recompute the vectors their
+are the general formula with zeros; ``svdvals``/``eigvalsh``/``eigvals`` recompute the vectors their
 formula needs (PyTorch computes them in the forward when the input requires grad).
+``eig``'s is the non-Hermitian branch (``is_hermitian=false``): solves with ``V^H``
+instead of products with ``V``, gaps ``conj(L_j - L_i)``, and ``V^H gV`` projected onto
+the tangent space of matrices with unit-norm columns (LAPACK's normalisation of the
+eigenvectors, whose phases are free: a loss that depends on them raises, as in PyTorch,
+for real inputs too since their eigenvectors are complex); a real input's gradient is
+the real part (``handle_r_to_c``), without a check on the imaginary part.  ``eigvals``
+uses PyTorch's eigenvalues-only shortcut ``V^{-H} diag(gL) V^H``.
 ``eigh``, ``eigvalsh`` and ``cholesky`` read one triangle of their input, and their
 gradient is PyTorch's, the one for Hermitian perturbations (compare with finite
 differences through ``(A + A^H) / 2``, as PyTorch's own gradchecks do).
@@ -112,6 +119,42 @@ def _eigh(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 def _eigvalsh(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     _, vectors = core.linalg_eigh(a["self"], a.get("UPLO", "L"))
     return (core.matmul(vectors * core.unsqueeze(g, -2), _mH(vectors)),)
+
+
+def _eig_backward(gl: Any, gv: Any, values: Any, vectors: Any) -> Any:
+    # gA = V^{-H} (diag(gL) + (V^H gV - V^H V diag(re(diag(V^H gV)))) / conj(E)) V^H,
+    # E_ij = L_j - L_i off the diagonal (PyTorch's non-Hermitian branch; the projection
+    # is onto the tangent space of matrices with unit-norm columns, LAPACK's gauge)
+    vh = _mH(vectors)
+    vhgv = core.matmul(vh, gv)
+    diag = _diag(vhgv)
+    _check_phase(diag, "linalg_eig_backward")
+    vhgv = vhgv - core.matmul(vh, vectors * core.unsqueeze(core.real(diag), -2))
+    lconj = core.conj(values)
+    eye = _eye(values.shape[-1], values)
+    gaps = core.unsqueeze(lconj, -2) - core.unsqueeze(lconj, -1) + eye
+    inner = vhgv / gaps * (1 - eye) + _diag_embed(gl)
+    return core.linalg_solve(vh, core.matmul(inner, vh))
+
+
+def _real_for(ga: Any, x: Any) -> Any:
+    """A real input's gradient is the real part (PyTorch's handle_r_to_c)."""
+    return ga if x.dtype.is_complex else core.real(ga)
+
+
+@_grad.saves("result")
+def _eig(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    return (_real_for(_eig_backward(g[0], g[1], out[0], out[1]), a["self"]),)
+
+
+@_grad.saves("self")
+def _eigvals(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    # PyTorch's eigenvalues-only shortcut, V^{-H} diag(gL) V^H; the vectors are recomputed
+    # (PyTorch computes them in the forward when the input requires grad)
+    _, vectors = core.linalg_eig(a["self"])
+    vh = _mH(vectors)
+    ga = core.linalg_solve(vh, core.unsqueeze(g, -1) * vh)
+    return (_real_for(ga, a["self"]),)
 
 
 @_grad.saves("result")
@@ -295,6 +338,8 @@ def _out_length(a: dict[str, Any], x: Any, dims: list[int], nd: bool) -> int:
 
 FORMULAS: dict[str, _grad.Formula] = {
     "linalg_cholesky": _cholesky,
+    "linalg_eig": _eig,
+    "linalg_eigvals": _eigvals,
     "linalg_eigh": _eigh,
     "linalg_eigvalsh": _eigvalsh,
     "linalg_qr": _qr,

@@ -311,9 +311,7 @@ ROWS: tuple[OpInfo, ...] = (
 # backends.common.decompositions): PyTorch's torch.linalg / torch.fft schemas.  float16 and
 # bfloat16 are refused, as PyTorch's CPU LAPACK and pocketfft do.
 _LAPACK = (FLOATS - {d for d in FLOATS if d.itemsize == 2}) | COMPLEXES
-_NO_FORMULA = NoFormula(
-    "no derivative formula for the non-Hermitian eigendecomposition yet (issue #18)"
-)
+_NO_FORMULA = NoFormula("no derivative formula for this decomposition yet (issue #18)")
 
 
 def _to_complex(d: dtype) -> tuple[dtype, dtype]:

@@ -41,6 +41,12 @@ def _sym(a: Any) -> Any:
     return (a + a.mT) * 0.5
 
 
+def _separated(*batch: int, n: int) -> np.ndarray:
+    """Random n x n matrices with well-separated eigenvalues: diag(1, 2, ...) plus noise
+    (the non-Hermitian eigendecomposition's derivative divides by the eigenvalues' gaps)."""
+    return np.diag(np.arange(1.0, n + 1)) + 0.3 * RNG.standard_normal((*batch, n, n))
+
+
 def _spd(n: int) -> np.ndarray:
     a = RNG.standard_normal((n, n))
     return a @ a.T + n * np.eye(n)
@@ -80,6 +86,12 @@ LINALG_CASES: list[tuple[str, Callable[[Any], Any], Callable[[], Any]]] = [
      lambda a: (lambda r: (r[0], tt.abs(r[1])))(tt.linalg.eigh(_sym(a))), lambda: _spd(4)),
     ("eigh-upper", lambda a: tt.linalg.eigh(_sym(a), UPLO="U")[0], lambda: _spd(3)),
     ("eigvalsh", lambda a: tt.linalg.eigvalsh(_sym(a)), lambda: _spd(4)),
+    ("eig-values", lambda a: tt.linalg.eig(a)[0], lambda: RNG.standard_normal((4, 4))),
+    ("eig-values-abs-vectors",
+     lambda a: (lambda r: (r[0], tt.abs(r[1])))(tt.linalg.eig(a)), lambda: _separated(n=4)),
+    ("eig-vectors-sq-batch",
+     lambda a: (lambda v: v * v.conj())(tt.linalg.eig(a)[1]), lambda: _separated(2, n=3)),
+    ("eigvals", lambda a: tt.linalg.eigvals(a), lambda: RNG.standard_normal((2, 3, 3))),
     ("qr-tall", lambda a: tuple(tt.abs(t) for t in tt.linalg.qr(a)),
      lambda: RNG.standard_normal((5, 3))),
     ("qr-wide", lambda a: tuple(tt.abs(t) for t in tt.linalg.qr(a)),
@@ -104,11 +116,14 @@ def test_linalg_gradcheck(name: str, call: Callable[[Any], Any], make: Any) -> N
     assert gradcheck(lambda a: _parts(call(a)), (x,))
 
 
+_SECOND = ("cholesky", "eigvalsh", "eig-values", "eigvals", "qr-tall", "svdvals", "slogdet")
+
+
 @pytest.mark.parametrize(
     ("name", "call", "make"),
-    [c for c in LINALG_CASES if c[0] in ("cholesky", "eigvalsh", "qr-tall", "svdvals", "slogdet")]
+    [c for c in LINALG_CASES if c[0] in _SECOND]
     + [("rfft", lambda a: tt.fft.rfft(a, n=5), lambda: RNG.standard_normal((2, 4)))],
-    ids=["cholesky", "eigvalsh", "qr-tall", "svdvals", "slogdet", "rfft"],
+    ids=[*_SECOND, "rfft"],
 )
 def test_second_derivatives(name: str, call: Callable[[Any], Any], make: Any) -> None:
     x = tt.from_numpy(make()).requires_grad_()
@@ -122,6 +137,13 @@ def test_second_derivatives(name: str, call: Callable[[Any], Any], make: Any) ->
         return g
 
     assert gradcheck(first, (x,))
+
+
+def test_eig_refuses_phase_dependent_losses() -> None:
+    # PyTorch's check: a loss of complex eigenvectors' real parts depends on their phases
+    v = tt.linalg.eig(tt.from_numpy(_complex(3, 3)).requires_grad_())[1]
+    with pytest.raises(RuntimeError, match="linalg_eig_backward: The eigenvectors"):
+        tt.real(v).sum().backward()
 
 
 def test_qr_refuses_what_pytorch_refuses() -> None:
@@ -149,6 +171,23 @@ TORCH_CASES: list[tuple[str, str, Callable[[Any, Any], Any], Callable[[], np.nda
     ("cholesky-upper", "c", lambda lib, a: lib.linalg.cholesky(a, upper=True), lambda: _hpd(3)),
     ("eigvalsh", "c", lambda lib, a: lib.linalg.eigvalsh(a), lambda: _hpd(4)),
     ("eigh-values", "c", lambda lib, a: lib.linalg.eigh(a)[0], lambda: _hpd(4)),
+    # eig: eigenvalues, and losses of the eigenvectors that do not depend on their phases
+    ("eig-values", "c", lambda lib, a: lib.linalg.eig(a)[0], lambda: _complex(4, 4)),
+    ("eig-abs-vectors", "c", lambda lib, a: (lambda r: (r[0], lib.abs(r[1])))(lib.linalg.eig(a)),
+     lambda: _complex(2, 3, 3)),
+    ("eig-vectors-sq", "c", lambda lib, a: (lambda v: v * v.conj())(lib.linalg.eig(a)[1]),
+     lambda: _complex(4, 4)),
+    ("eig-mixed", "c", lambda lib, a: (lambda r: lib.abs(r[0] * r[1]))(lib.linalg.eig(a)),
+     lambda: _complex(3, 3)),
+    ("eigvals", "c", lambda lib, a: lib.linalg.eigvals(a), lambda: _complex(2, 4, 4)),
+    ("eig-values-real", "r", lambda lib, a: lib.linalg.eig(a)[0],
+     lambda: RNG.standard_normal((5, 5))),
+    ("eig-abs-vectors-real", "r",
+     lambda lib, a: (lambda r: (r[0], lib.abs(r[1])))(lib.linalg.eig(a)),
+     lambda: RNG.standard_normal((2, 4, 4))),
+    ("eig-vectors-sq-real", "r", lambda lib, a: (lambda v: v * v.conj())(lib.linalg.eig(a)[1]),
+     lambda: RNG.standard_normal((4, 4))),
+    ("eigvals-real", "r", lambda lib, a: lib.linalg.eigvals(a), lambda: RNG.standard_normal((4, 4))),
     ("qr-tall", "c", lambda lib, a: lib.linalg.qr(a), lambda: _complex(4, 3)),
     ("qr-wide", "c", lambda lib, a: lib.linalg.qr(a), lambda: _complex(2, 4)),
     ("svdvals", "c", lambda lib, a: lib.linalg.svdvals(a), lambda: _complex(3, 5)),
