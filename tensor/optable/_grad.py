@@ -164,6 +164,8 @@ def grad_for(g: Any, like: Any) -> Any:
         return None
     if g.shape != like.shape:
         g = sum_to(g, like)
+    if g.dtype.is_complex and not d.is_complex:
+        g = core.real(g)  # a real input of a complex call: PyTorch's handle_r_to_c
     return g if g.dtype == d else core._to_copy(g, dtype=d)
 
 
