@@ -212,6 +212,12 @@ def kernels(
         cdt = wide.get(cdt, cdt)
         return t._array if t._dtype is cdt else ns.astype(t._array, cdt)
 
+    def _fast_dtypes(op: Any) -> tuple[frozenset[Any], frozenset[Any]]:
+        """Note [Product fast path]'s dtypes of ``op``: those it computes in and returns
+        unchanged, computed directly or (half precision) in their ``wide`` dtype."""
+        same = frozenset(d for d, (c, o) in op.result_dtypes.items() if c is d and o is d)
+        return same - wide.keys(), same & wide.keys()
+
     xp, finish = ns.xp, ns.finish
     matmul, dot, vdot = fns["matmul"], fns["dot"], fns["vdot"]
     einsum, tensordot = fns["einsum"], fns["tensordot"]
@@ -227,18 +233,11 @@ def kernels(
         # the wrap, nothing else (~1.5 us less on small matrices, ci/bench/autograd.py).
         # Shape errors (the library's ValueError) and everything else go the general way,
         # which raises PyTorch's messages.
-        # Half-precision operands (``widened``: dtype -> the NumPy dtype their products
-        # compute in, ``accumulate``) take it too: cast up, the call, and ``finish``'s
+        # Half-precision operands (``widened``: computed in their ``accumulate`` dtype)
+        # take it too: cast up, the call, and ``finish``'s
         # rounding to the dtype, as the general path computes them (autocast's bfloat16
         # products, ci/bench/layers.py).
-        direct = {
-            d for d, (c, o) in op.result_dtypes.items() if c is d and o is d and d not in wide
-        }
-        widened = {
-            d: wide[d].numpy_dtype
-            for d, (c, o) in op.result_dtypes.items()
-            if c is d and o is d and d in wide
-        }
+        direct, widened = _fast_dtypes(op)
         any_rank = ndims is None
         rank_a, rank_b = ndims if ndims is not None else (0, 0)
         batched = name == "bmm"
@@ -259,7 +258,7 @@ def kernels(
                         if is_direct:
                             result = fn(a, b)
                         else:
-                            result = fn(a.astype(widened[dt]), b.astype(widened[dt]))
+                            result = fn(_cast(self, dt), _cast(other, dt))
                     except (ValueError, TypeError):  # shapes: the general path says why
                         result = None
                     if result is not None and (not batched or a.shape[0] == b.shape[0]):
@@ -284,14 +283,7 @@ def kernels(
     product("outer", lambda x, y: xp.multiply(x[:, None], y[None, :]), (1, 1))
 
     addmm_op = op_info("addmm")
-    addmm_direct = {
-        d for d, (c, o) in addmm_op.result_dtypes.items() if c is d and o is d and d not in wide
-    }
-    addmm_widened = {
-        d: wide[d].numpy_dtype
-        for d, (c, o) in addmm_op.result_dtypes.items()
-        if c is d and o is d and d in wide
-    }
+    addmm_direct, addmm_widened = _fast_dtypes(addmm_op)
 
     def addmm(self: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
         # Note [Product fast path], for F.linear's addmm(bias, x, w.t()): beta and alpha
@@ -318,8 +310,7 @@ def kernels(
             a, b, bias = mat1._array, mat2._array, self._array
             if a.ndim == 2 and b.ndim == 2:
                 if not is_direct:
-                    w = addmm_widened[dt]
-                    a, b, bias = a.astype(w), b.astype(w), bias.astype(w)
+                    a, b, bias = _cast(mat1, dt), _cast(mat2, dt), _cast(self, dt)
                 try:
                     prod = fn_matmul(a, b)
                     prod += bias
