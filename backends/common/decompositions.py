@@ -399,9 +399,17 @@ def _solve_kernel(ns: Namespace, linalg: Any, out: dict[str, Any], cast: Any, mT
         shape = solve_shape(a_shape, b_shape, left)
         a, b = cast(A, cdt), cast(B, cdt)
         vector = _solve_vector(a_shape, b_shape)
+        if vector:
+            b = b[..., None]
+        # Batch dimensions broadcast here: NumPy's solve broadcasts them, CuPy's does not.
+        batch = shape[:-1] if vector else shape[:-2]
+        if a.shape[:-2] != batch:
+            a = xp.broadcast_to(a, (*batch, *a.shape[-2:]))
+        if b.shape[:-2] != batch:
+            b = xp.broadcast_to(b, (*batch, *b.shape[-2:]))
         try:
             if vector:
-                res = linalg.solve(a, b[..., None])[..., 0]
+                res = linalg.solve(a, b)[..., 0]
             elif left:
                 res = linalg.solve(a, b)
             else:  # X A = B: A^T X^T = B^T

@@ -72,7 +72,11 @@ BINARY: dict[str, str] = {
     "logical_and": "LogicalAnd", "logical_or": "LogicalOr", "logical_xor": "LogicalXor",
     "bitwise_and": "BitwiseAnd", "bitwise_or": "BitwiseOr", "bitwise_xor": "BitwiseXor",
     "bitwise_left_shift": "ShiftLeft", "bitwise_right_shift": "ShiftRight",
+    "nextafter": "NextAfter",
 }  # fmt: skip
+# Functors that compute in the storage type, half precision included (no opmath): the
+# neighbour of a float16 is found on float16's own bits.
+STORAGE_COMPUTE = frozenset({"NextAfter"})
 # Rows whose raw kernel serves floating dtypes only (PyTorch's integer pow rules for
 # negative exponents live in the shared formula, run with CuPy's kernels).
 FLOAT_ONLY = frozenset({"pow"})
@@ -119,8 +123,13 @@ def unary_expressions(functor: str, cdt: str, odt: str) -> dict[str, str]:
     return {"contig": f"unary_contig<{args}>", "strided": f"unary_strided<{args}>"}
 
 
+def binary_compute(functor: str, cdt: str) -> str:
+    """The compute dtype name of binary ``functor`` on storage dtype ``cdt``."""
+    return cdt if functor in STORAGE_COMPUTE else OPMATH.get(cdt, cdt)
+
+
 def binary_expressions(functor: str, cdt: str, odt: str) -> dict[str, str]:
-    r, c, a = ctype(odt), compute_ctype(cdt), ctype(cdt)
+    r, c, a = ctype(odt), ctype(binary_compute(functor, cdt)), ctype(cdt)
     return {
         "contig": f"binary_contig<ad::{functor}, {r}, {c}, {a}, {a}>",
         "strided": f"binary_strided<ad::{functor}, {r}, {c}, {a}, {a}>",

@@ -41,6 +41,7 @@ F = Formulas(cupy)
 _ndarray = cupy.ndarray
 _function = _compile.function
 _BLOCK = (_launch.BLOCK,)
+_ONE_BLOCK = (1,)  # the grid of n <= BLOCK elements (what _launch.grid(n) returns)
 # ``x._c_contiguous`` is CuPy's readonly flag itself (``x.flags`` builds an object per
 # read: 0.5 us on the H200 machine's CPU, a tenth of a tiny op's launch).
 _ZERO = np.float64(0.0)
@@ -99,7 +100,8 @@ def unary(op: Any, functor: str, fallback: Any) -> Any:
     table = {}
     for cdt, odt in _tables.raw_dtypes(op):
         exprs = _tables.unary_expressions(functor, cdt, odt)
-        table[_np_dtype(cdt)] = (exprs["contig"], exprs["strided"], _np_dtype(odt))
+        contig = _compile.Instance("elementwise.cu", exprs["contig"])
+        table[_np_dtype(cdt)] = (contig, exprs["strided"], _np_dtype(odt))
     fallback = fallback or _no_fallback(name)
 
     def launch(x: Any, p0: Any = _ZERO, p1: Any = _ZERO, p2: Any = _ZERO) -> Any:
@@ -112,8 +114,10 @@ def unary(op: Any, functor: str, fallback: Any) -> Any:
         if n == 0:
             return out
         if x._c_contiguous:
-            _function("elementwise.cu", contig)(
-                _launch.grid(n), _BLOCK, (x, out, np.int64(n), p0, p1, p2)
+            (contig.fn or contig.get())(
+                _ONE_BLOCK if n <= _launch.BLOCK else _launch.grid(n),
+                _BLOCK,
+                (x, out, np.int64(n), p0, p1, p2),
             )
             return out
         g = _launch.geometry(x.shape, [x])
@@ -131,8 +135,9 @@ def binary(op: Any, functor: str, fallback: Any) -> Any:
     table = {}
     for cdt, odt in _tables.raw_dtypes(op):
         exprs = _tables.binary_expressions(functor, cdt, odt)
-        compute = _np_dtype(_tables.OPMATH.get(cdt, cdt)).type
-        table[_np_dtype(cdt)] = (exprs, _np_dtype(odt), compute)
+        compute = _np_dtype(_tables.binary_compute(functor, cdt)).type
+        contig = _compile.Instance("elementwise.cu", exprs["contig"])
+        table[_np_dtype(cdt)] = (exprs, _np_dtype(odt), compute, contig)
 
     def launch(x: Any, y: Any) -> Any:
         if type(x) is not _ndarray:  # a number first (pow.Scalar, 7 // t): CuPy's kernels
@@ -145,7 +150,7 @@ def binary(op: Any, functor: str, fallback: Any) -> Any:
         entry = table.get(x.dtype)
         if entry is None:
             return fallback(x, y)
-        exprs, odt, compute = entry
+        exprs, odt, compute, contig = entry
         if type(y) is _ndarray:
             if y.dtype != x.dtype:
                 return fallback(x, y)
@@ -153,8 +158,10 @@ def binary(op: Any, functor: str, fallback: Any) -> Any:
                 out = cupy.empty(x.shape, odt)
                 n = out.size
                 if n:
-                    _function("elementwise.cu", exprs["contig"])(
-                        _launch.grid(n), _BLOCK, (x, y, out, np.int64(n), _ZERO, _ZERO, _ZERO)
+                    (contig.fn or contig.get())(
+                        _ONE_BLOCK if n <= _launch.BLOCK else _launch.grid(n),
+                        _BLOCK,
+                        (x, y, out, np.int64(n), _ZERO, _ZERO, _ZERO),
                     )
                 return out
             shape = np.broadcast_shapes(x.shape, y.shape)  # ValueError: the factory reports it

@@ -34,14 +34,19 @@ import backends.cuda  # noqa: E402
 import tensor as tt  # noqa: E402
 
 
-def host_time(fn: Callable[[], Any], sync: Callable[[], None], number: int, repeat: int) -> float:
-    """Seconds per call on the host, the queue drained after each repeat."""
-    best = float("inf")
+def host_times(
+    fns: list[Callable[[], Any]], sync: Callable[[], None], number: int, repeat: int
+) -> list[float]:
+    """Seconds per call on the host of each of ``fns``, measured side by side: the
+    repeats alternate between them (so drift in clocks and load falls on all alike),
+    the queue drained after each; the best repeat of each."""
+    best = [float("inf")] * len(fns)
     for _ in range(repeat):
-        sync()
-        t = timeit.timeit(fn, number=number)
-        sync()
-        best = min(best, t / number)
+        for i, fn in enumerate(fns):
+            sync()
+            t = timeit.timeit(fn, number=number)
+            sync()
+            best[i] = min(best[i], t / number)
     return best
 
 
@@ -119,10 +124,12 @@ def main() -> None:
         ta, tm = torch.ones(1, device="cuda"), torch.ones(1, 1, device="cuda")
         torch_tiny = [lambda: ta + ta, lambda: torch.sin(ta), lambda: ta.sum(), lambda: tm @ tm]
     for i, (name, ours, theirs) in enumerate(tiny):
-        ours(), theirs()  # compile
-        t_ours = host_time(ours, sync, number, repeat)
-        t_cupy = host_time(theirs, sync, number, repeat)
-        t_torch = host_time(torch_tiny[i], sync, number, repeat) if torch_cuda else None
+        fns = [ours, theirs, *([torch_tiny[i]] if torch_cuda else [])]
+        for fn in fns:
+            for _ in range(number):  # compile, then warm the allocators and caches
+                fn()
+        t_ours, t_cupy, *t_rest = host_times(fns, sync, number, repeat)
+        t_torch = t_rest[0] if t_rest else None
         rows.append(
             (
                 name,

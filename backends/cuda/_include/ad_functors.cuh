@@ -199,6 +199,44 @@ AD_BINARY(Pow, pow_(a, b))
 AD_BINARY(Atan2, atan2_(a, b))
 AD_BINARY(Hypot, hypot_(a, b))
 
+// nextafter in the storage type itself (NextAfter is instantiated with C = the storage type,
+// _tables.STORAGE_COMPUTE): the neighbour of a half is a half, not a float's.  On the bit
+// patterns, as c10::nextafter (and musl) do: NaN if either is NaN, `to` when they are
+// equal, the smallest subnormal of `to`'s sign from a zero, else one step of the
+// magnitude, which carries through infinity to the largest finite (inf -> 0 is 65504).
+template <typename U> AD_HD __forceinline__ U next_bits(U from, U to, U sign) {
+    const U abs_from = from & U(~sign), abs_to = to & U(~sign);
+    if (abs_from == 0) return abs_to == 0 ? to : U((to & sign) | U(1));
+    if (from == to) return to;
+    return (abs_from > abs_to || ((from ^ to) & sign)) ? U(from - 1) : U(from + 1);
+}
+AD_HD __forceinline__ float nextafter_(float a, float b) {
+    if (a != a || b != b) return a + b;
+    return __uint_as_float(next_bits(__float_as_uint(a), __float_as_uint(b), 0x80000000u));
+}
+AD_HD __forceinline__ double nextafter_(double a, double b) {
+    if (a != a || b != b) return a + b;
+    const unsigned long long r = next_bits(
+        static_cast<unsigned long long>(__double_as_longlong(a)),
+        static_cast<unsigned long long>(__double_as_longlong(b)), 0x8000000000000000ull);
+    return __longlong_as_double(static_cast<long long>(r));
+}
+AD_HD __forceinline__ __half nextafter_(__half a, __half b) {
+    const float fa = __half2float(a), fb = __half2float(b);
+    if (fa != fa || fb != fb) return __float2half_rn(fa + fb);
+    __half_raw ra = a, rb = b;
+    ra.x = next_bits<unsigned short>(ra.x, rb.x, 0x8000u);
+    return __half(ra);
+}
+AD_HD __forceinline__ __nv_bfloat16 nextafter_(__nv_bfloat16 a, __nv_bfloat16 b) {
+    const float fa = __bfloat162float(a), fb = __bfloat162float(b);
+    if (fa != fa || fb != fb) return __float2bfloat16_rn(fa + fb);
+    __nv_bfloat16_raw ra = a, rb = b;
+    ra.x = next_bits<unsigned short>(ra.x, rb.x, 0x8000u);
+    return __nv_bfloat16(ra);
+}
+AD_BINARY(NextAfter, nextafter_(a, b))
+
 AD_BINARY(Eq, bool(a == b))
 AD_BINARY(Ne, bool(a != b))
 AD_BINARY(Lt, bool(a < b))
