@@ -64,3 +64,6 @@ def register() -> None:
         _LIB.impl(name, fallthrough_kernel, "Autograd")
     register_fallback()
     set_autograd_kernel_factory(autograd_kernel_from_backward)
+    from . import _lanes  # imports tensor._tensor, which imports this package
+
+    _lanes.install()

@@ -245,6 +245,11 @@ class AccumulateGrad(Node):
         var = self._variable()
         if grad is None or var is None:  # a leaf that is gone has no .grad to add to
             return ()
+        if grad._dtype is not var._dtype:
+            # PyTorch's validate_outputs: a leaf gets a gradient of its own dtype (a
+            # formula run under autocast, backward called inside the region, gives its
+            # products in the lower precision).
+            grad = grad.to(var._dtype)
         enabled = _grad_mode.state.grad_enabled
         with _LOCK_POOL[(id(var) >> 4) & 63]:  # _lock_of, inline
             old = var.grad

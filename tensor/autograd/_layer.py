@@ -41,11 +41,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from backends.common import fastpaths
 from dispatch import (
     REQUIRES_GRAD_BIT,
     DispatchKey,
     DispatchKeySet,
     OpOverload,
+    _tls,
     ops,
 )
 
@@ -70,6 +72,7 @@ __all__ = [
 ]
 
 AFTER_AUTOGRAD = DispatchKeySet.full_after(DispatchKey.AutogradOther)
+_DEFAULT_SETS = (_tls.DEFAULT_INCLUDED, _tls.DEFAULT_KEEP)  # Note [Default key sets]
 _AFTER_BITS = AFTER_AUTOGRAD.bits
 _new = object.__new__
 Formula = Callable[[Any, dict[str, Any], Any], Sequence[Any]]
@@ -186,7 +189,21 @@ class OpNode(Node):
                     f"that modified it came after this one; clone() the tensor before "
                     f"modifying it in place."
                 )
-        out = self._unpack() if _grad_mode.state.grad_enabled else self.out
+        if _grad_mode.state.grad_enabled:
+            out = self._unpack()
+        else:
+            out = self.out
+            lane = getattr(self.formula, "lane", None)  # Note [Backward lanes]
+            if (
+                lane is not None
+                and self._args is not None
+                and fastpaths.ENABLED
+                and (not _tls.NONDEFAULT[0] or _tls.state.sets == _DEFAULT_SETS)
+                and self._num_outputs == 1
+            ):
+                result = lane(grads[0], self._args, out)
+                if result is not None:
+                    return result  # type: ignore[no-any-return]
         if self._num_outputs == 1:
             grad = grads[0]
         else:

@@ -1,0 +1,236 @@
+"""Backward lanes: the hottest derivative formulas again, on the arrays of plain CPU tensors.
+
+Imports: NumPy, ``dispatch`` (the key bit and the thread state), ``backends.common``
+(the fast-path switch and the masking kernel the ``where`` fast path uses), and
+``tensor``'s ``_tensor`` and ``optable``.
+
+Note [Backward lanes]
+~~~~~~~~~~~~~~~~~~~~~
+A derivative formula is written once, over operators (``core.mm(g, _mT(m2))``), so it
+runs on every backend and records its own graph under ``create_graph=True``.  In a
+training step's backward (grad mode off, default thread state, CPU tensors of a float
+dtype) that generality costs more than the arithmetic: F.linear's ``AddmmBackward0`` on
+a [32, 64] batch took 35-45 us where its three NumPy calls take 10 (binding the call,
+the complex-convention wrapper, ``needs_grad`` per input, ``sum_to``'s shape logic, a
+packet, a validated call and a view per operator call; ``ci/bench/autograd.py``).
+
+A lane is the same formula on the arrays, for the one case that is hot: it computes
+exactly what the formula's operator calls would (the same NumPy call on the same
+operands, each result wrapped as the kernel wraps it, views made as the view kernels
+make them, the incoming gradient itself where the formula returns it), or returns
+None and the formula runs.  ``OpNode.apply`` tries the lane only when grad mode is off
+(no graph to record), the fast paths are on (Note [Fast-path switch]) and the thread
+state is the default (no autocast, no Python mode: nothing that would reroute the
+formula's calls), and only for a call recorded with positional arguments (``node._args``).
+Each lane then checks its own guards: plain ``Tensor``s on one device object whose arrays
+are NumPy's, float32 or float64 throughout (no promotion, no complex convention, no
+half-precision accumulation), and the ranks and shapes it handles.  Everything else,
+users' kernels included (a lane never runs where a registered kernel could: CPU tensors
+with the default state reach the CPU kernels, which are ours), takes the formula.
+
+tests/tensor/test_lanes.py runs every lane against its formula (``fastpaths.disabled()``)
+on both sides of each guard: values bit for bit, dtypes, shapes, strides, which results
+are views of what, and which result is the incoming gradient itself (that decides
+whether AccumulateGrad may steal it, Note [Stealing gradients]).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from backends.common.ternary import mask_zero_fn
+from dispatch import REQUIRES_GRAD_BIT, ops
+
+from .. import _dtype
+from .._tensor import Tensor, make
+from ..optable import OP_TABLE
+from ..optable import elementwise as _elementwise
+from ..optable import linalg as _linalg
+from ..optable import nn as _nn
+from ..optable import shape as _shape
+
+__all__ = ["install"]
+
+Lane = Callable[[Any, tuple[Any, ...], Any], Any]
+
+_DTYPES = frozenset({_dtype.float32, _dtype.float64})
+_UNSIGNED = {np.dtype("float32"): np.dtype("uint32"), np.dtype("float64"): np.dtype("uint64")}
+_ndarray = np.ndarray
+_matmul = np.matmul
+_reduce = np.add.reduce  # the CPU sum kernel's one-axis call (backends/cpu/reduction.py)
+_greater = np.greater
+_RG = REQUIRES_GRAD_BIT
+_transposed = _linalg._transposed
+
+
+def _plain(g: Any, *ts: Any) -> bool:
+    """``g`` and ``ts``: plain Tensors of one lane dtype on ``g``'s device object, NumPy
+    arrays."""
+    if type(g) is not Tensor or type(g._array) is not _ndarray:
+        return False
+    dt, dev = g._dtype, g._device
+    if dt not in _DTYPES:
+        return False
+    for t in ts:
+        if type(t) is not Tensor or t._dtype is not dt or t._device is not dev:
+            return False
+        if type(t._array) is not _ndarray:
+            return False
+    return True
+
+
+def _view_t(base: Any) -> Any:
+    """``core.transpose.int(base, -2, -1)`` of a matrix: the backend's ``x.T`` and the
+    ADInplaceOrView kernel's marks (``tensor/_inplace_or_view.py``)."""
+    out = make(base._array.T, base._dtype, base._device)
+    counter = base._version_counter
+    if counter is None:
+        counter = base._version_counter = [0]
+    root = base._base
+    out._base = root if root is not None else base
+    out._version_counter = counter
+    return out
+
+
+def _mat1_grad(g: Any, m1: Any, m2: Any) -> Any:
+    """``linalg._mat1_grad`` (Note [Transposed products' gradients])."""
+    dt, dev = g._dtype, g._device
+    if _transposed(m1):
+        return _view_t(make(_matmul(m2._array, g._array.T), dt, dev))
+    return make(_matmul(g._array, m2._array.T), dt, dev)
+
+
+def _mat2_grad(g: Any, m1: Any, m2: Any) -> Any:
+    """``linalg._mat2_grad``."""
+    dt, dev = g._dtype, g._device
+    if _transposed(m2):
+        return _view_t(make(_matmul(g._array.T, m1._array), dt, dev))
+    return make(_matmul(m1._array.T, g._array), dt, dev)
+
+
+_BAIL = object()
+
+
+def _grad_for(g: Any, like: Any) -> Any:
+    """``_grad.grad_for(g, like)`` for ``like`` of ``g``'s dtype: ``g`` itself for the same
+    shape, one sum over the leading dim for a bias; ``_BAIL`` for anything else."""
+    shape = like._array.shape
+    ga = g._array
+    if ga.shape == shape:
+        return g
+    if ga.ndim == len(shape) + 1 and ga.shape[1:] == shape:
+        return make(_reduce(ga, 0, None, None, False), g._dtype, g._device)
+    return _BAIL
+
+
+def _products(g: Any, x: Any, y: Any) -> Any:
+    """The gradients of ``x @ y`` for matrices (``_mm``; ``_matmul``'s 2-D case)."""
+    if not _plain(g, x, y) or g._array.ndim != 2 or x._array.ndim != 2 or y._array.ndim != 2:
+        return None
+    return (
+        _mat1_grad(g, x, y) if x._dispatch_bits & _RG else None,
+        _mat2_grad(g, x, y) if y._dispatch_bits & _RG else None,
+    )
+
+
+def mm_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    if len(args) != 2:
+        return None
+    return _products(g, args[0], args[1])
+
+
+def addmm_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # beta and alpha are keyword-only: a positional call has their defaults, 1 and 1.
+    if len(args) != 3:
+        return None
+    s, m1, m2 = args
+    grads = _products(g, m1, m2)
+    if grads is None or not _plain(g, s):
+        return None
+    gs = None
+    if s._dispatch_bits & _RG:
+        gs = _grad_for(g, s)
+        if gs is _BAIL:
+            return None
+    return (gs, *grads)
+
+
+def add_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # add.Tensor called positionally: alpha is keyword-only, so it is 1 here.
+    if len(args) != 2:
+        return None
+    x, y = args
+    if not _plain(g, x, y):
+        return None
+    gx, gy = _grad_for(g, x), _grad_for(g, y)
+    if gx is _BAIL or gy is _BAIL:
+        return None
+    return gx, gy
+
+
+def relu_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # ``where(out > 0, g, 0)`` by the where kernel's bit mask (Note [Masking by bits]).
+    if out is None or not _plain(g, out):
+        return None
+    ga, oa = g._array, out._array
+    if ga.shape != oa.shape or not (ga.flags.c_contiguous and oa.flags.c_contiguous):
+        return None
+    return (make(mask_zero_fn(_greater(oa, 0), ga, _UNSIGNED[ga.dtype]), g._dtype, g._device),)
+
+
+def transpose_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # t() and transpose(x, 0, 1) of a matrix: the gradient is the transpose back.
+    if len(args) != 3 or not _plain(g) or g._array.ndim != 2:
+        return None
+    d0, d1 = args[1], args[2]
+    if type(d0) is not int or type(d1) is not int or not (-2 <= d0 < 2 and -2 <= d1 < 2):
+        return None
+    if not (d0 - d1) % 2:
+        return None
+    return (_view_t(g),)
+
+
+def cross_entropy_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # ``_cross_entropy``'s first case (class targets, no weights or smoothing, no graph
+    # recorded): the same fused kernel call, without binding the call or the packet.
+    n = len(args)
+    if n < 2 or n > 6:
+        return None
+    x, target = args[0], args[1]
+    weight = args[2] if n > 2 else None
+    reduction = args[3] if n > 3 else 1
+    ignore = args[4] if n > 4 else -100
+    eps = args[5] if n > 5 else 0.0
+    if weight is not None or eps or type(target) is not Tensor:
+        return None
+    if target._dtype.is_floating_point or not _plain(g, x):
+        return None
+    return _CROSS_ENTROPY_BACKWARD(g, x, target, reduction, ignore), None, None
+
+
+_CROSS_ENTROPY_BACKWARD = ops.core._cross_entropy_backward.default
+
+LANES: dict[Any, Lane] = {
+    _linalg._mm: mm_lane,
+    _linalg._matmul: mm_lane,
+    _linalg._addmm: addmm_lane,
+    _elementwise._add: add_lane,
+    _shape._transpose: transpose_lane,
+    _nn._cross_entropy: cross_entropy_lane,
+}
+
+
+def install() -> None:
+    """Attach each lane to its formula (``formula.lane``, read by ``OpNode.apply``).  A
+    formula object serves every overload that shares it (``_add``: ``add.Tensor`` and
+    ``add.Scalar``; in-place forms record bound calls, which no lane takes): each lane's
+    guards hold for all of them."""
+    for formula, lane in LANES.items():
+        formula.lane = lane  # type: ignore[attr-defined]
+    for row in OP_TABLE:
+        if row.name == "relu":  # its formula is made inline in the table
+            for _, formula in row.derivatives():
+                formula.lane = relu_lane  # type: ignore[union-attr]

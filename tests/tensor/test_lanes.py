@@ -1,0 +1,382 @@
+"""Note [Backward lanes]: each lane against its formula, on both sides of every guard.
+
+The node-level test records one call, then runs the lane and the formula on the same
+saved call and incoming gradient (grad mode off, as in backward): a lane either
+declines (None) or returns exactly what the formula returns: the same dtypes, shapes
+and strides, the same values bit for bit, the incoming gradient itself where the
+formula returns it, views where the formula returns views (of a fresh product).  The
+inputs cover the guards' both sides: float32/float64 and the dtypes lanes leave alone
+(half precision, complex), matrices and other ranks, transposed operands, every subset
+of inputs requiring grad, biases that broadcast and ones that do not.  The end-to-end
+test trains the step users write with and without lanes and compares the ``.grad``s
+(values, layouts, and whether AccumulateGrad stole them), and the guard tests check
+that create_graph, autocast, the fast-path switch and keyword calls take the formula.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tensor as tt
+from backends.common import fastpaths
+from tensor.autograd import OpNode, _lanes
+
+_DTYPES = ["float32", "float64", "float16", "bfloat16", "complex64"]
+
+
+def _tensor(rng: np.random.Generator, shape: tuple[int, ...], dtype: str, layout: str) -> Any:
+    """A tensor of ``shape``: contiguous, the transpose of a contiguous matrix, or a
+    slice with a step (neither)."""
+    data = rng.standard_normal(shape) * 2
+    if layout == "T" and len(shape) == 2:
+        t = tt.tensor(np.ascontiguousarray(data.T), dtype=getattr(tt, dtype)).t()
+    elif layout == "step" and len(shape) >= 1:
+        wide = rng.standard_normal((*shape[:-1], shape[-1] * 2))
+        t = tt.tensor(wide, dtype=getattr(tt, dtype))[..., ::2]
+    else:
+        t = tt.tensor(data, dtype=getattr(tt, dtype))
+    return t
+
+
+def _leafy(t: Any, wanted: bool) -> Any:
+    """``t`` requiring grad when ``wanted``: a leaf, or the same view of a leaf base."""
+    if not wanted:
+        return t
+    if t._base is None:
+        return t.detach().requires_grad_()
+    base = t._base.detach().requires_grad_()
+    if base.shape == t.shape[::-1] and t.ndim == 2:  # layout "T"
+        return base.t()
+    return base[..., ::2]  # layout "step"
+
+
+def _same(lane: Any, formula: Any, g: Any, where: str) -> None:
+    assert (lane is None) == (formula is None), where
+    if formula is None:
+        return
+    assert (formula is g) == (lane is g), f"{where}: the incoming gradient itself or not"
+    assert type(lane) is type(formula), where
+    assert lane.dtype is formula.dtype, where
+    assert lane.shape == formula.shape, where
+    assert lane.stride() == formula.stride(), f"{where}: {lane.stride()} != {formula.stride()}"
+    assert (lane._base is None) == (formula._base is None), f"{where}: view or not"
+    a, b = lane._array, formula._array
+    assert a.tobytes() == b.tobytes(), f"{where}: values differ"
+    assert not lane.requires_grad and lane.grad_fn is None, where
+    if formula._base is not None and formula._base is not g:
+        base_l, base_f = lane._base, formula._base
+        assert base_l.stride() == base_f.stride(), where
+        assert base_l._array.tobytes() == base_f._array.tobytes(), where
+        assert lane._version_counter is base_l._version_counter, where
+
+
+def _check_node(out: Any, g: Any) -> bool:
+    """Run the lane and the formula of ``out``'s node; True when the lane took the call."""
+    node = out.grad_fn
+    assert type(node) is OpNode
+    lane = getattr(node.formula, "lane", None)
+    assert lane is not None, node.name()
+    with tt.no_grad():
+        args = node._args
+        assert args is not None  # a positional call
+        got = lane(g, args, node.out)
+        want = node.formula(g, node.bound, node.out)
+    if got is None:
+        return False
+    assert len(got) == len(want), node.name()
+    for i, (a, b) in enumerate(zip(got, want, strict=True)):
+        _same(a, b, g, f"{node.name()} input {i}")
+    return True
+
+
+_SHAPES = st.tuples(st.integers(1, 4), st.integers(1, 4), st.integers(1, 4))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    dims=_SHAPES,
+    dtype=st.sampled_from(_DTYPES),
+    layouts=st.tuples(*[st.sampled_from(["C", "T", "step"])] * 3),
+    wants=st.tuples(st.booleans(), st.booleans(), st.booleans()).filter(any),
+    op=st.sampled_from(["mm", "matmul", "addmm", "linear"]),
+    bias=st.sampled_from(["row", "full", "scalar", "one", "col"]),
+    seed=st.integers(0, 2**16),
+)
+def test_products(
+    dims: tuple[int, int, int],
+    dtype: str,
+    layouts: tuple[str, str, str],
+    wants: tuple[bool, bool, bool],
+    op: str,
+    bias: str,
+    seed: int,
+) -> None:
+    m, k, n = dims
+    rng = np.random.default_rng(seed)
+    x = _leafy(_tensor(rng, (m, k), dtype, layouts[0]), wants[0])
+    w = _leafy(_tensor(rng, (k, n), dtype, layouts[1]), wants[1])
+    bshape = {"row": (n,), "full": (m, n), "scalar": (), "one": (1,), "col": (m, 1)}[bias]
+    b = _leafy(_tensor(rng, bshape, dtype, layouts[2]), wants[2])
+    if not (x.requires_grad or w.requires_grad or (op in ("addmm", "linear") and b.requires_grad)):
+        return
+    if op == "mm":
+        out = tt.mm(x, w)
+    elif op == "matmul":
+        out = x @ w
+    elif op == "addmm":
+        out = tt.addmm(b, x, w)
+    else:  # F.linear: weight [out, in], addmm(b, x, w.t())
+        wt = _leafy(_tensor(rng, (n, k), dtype, layouts[1]), wants[1])
+        out = tt.nn.functional.linear(x, wt, b)
+    g = _tensor(rng, tuple(out.shape), dtype, "C")
+    took = _check_node(out, g)
+    plain = dtype in ("float32", "float64")
+    if plain and op in ("mm", "matmul") and layouts[2] == "C":
+        assert took, "a float product of matrices takes its lane"
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    shapes=st.sampled_from(
+        [
+            ((3, 4), (3, 4)),
+            ((3, 4), (4,)),
+            ((4,), (3, 4)),
+            ((3, 4), (1, 4)),
+            ((3, 1), (3, 4)),
+            ((2, 3, 4), (4,)),
+            ((2, 3, 4), (3, 4)),
+            ((), (3,)),
+            ((5,), ()),
+        ]
+    ),  # fmt: skip
+    dtype=st.sampled_from(_DTYPES),
+    wants=st.tuples(st.booleans(), st.booleans()).filter(any),
+    layout=st.sampled_from(["C", "T", "step"]),
+    seed=st.integers(0, 2**16),
+)
+def test_add(
+    shapes: tuple[tuple[int, ...], tuple[int, ...]],
+    dtype: str,
+    wants: tuple[bool, bool],
+    layout: str,
+    seed: int,
+) -> None:
+    rng = np.random.default_rng(seed)
+    x = _leafy(_tensor(rng, shapes[0], dtype, layout), wants[0])
+    y = _leafy(_tensor(rng, shapes[1], dtype, "C"), wants[1])
+    out = x + y
+    g = _tensor(rng, tuple(out.shape), dtype, layout)
+    took = _check_node(out, g)
+    if dtype in ("float32", "float64") and shapes in (((3, 4), (3, 4)), ((3, 4), (4,))):
+        assert took
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    shape=st.sampled_from([(3, 4), (5,), (), (2, 3, 4), (1, 1)]),
+    dtype=st.sampled_from(_DTYPES[:4]),
+    layouts=st.tuples(st.sampled_from(["C", "T", "step"]), st.sampled_from(["C", "T", "step"])),
+    special=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_relu(
+    shape: tuple[int, ...], dtype: str, layouts: tuple[str, str], special: bool, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    x = _leafy(_tensor(rng, shape, dtype, layouts[0]), True)
+    if special and x.numel():  # zeros, -0.0, NaN and infinities in the input and gradient
+        with tt.no_grad():
+            flat = x.reshape(-1)
+            flat[0] = 0.0
+            if x.numel() > 1:
+                flat[-1] = float("nan")
+    out = tt.relu(x)
+    g = _tensor(rng, tuple(out.shape), dtype, layouts[1])
+    if special and g.numel():
+        with tt.no_grad():
+            g.reshape(-1)[0] = float("inf")
+    took = _check_node(out, g)
+    if dtype in ("float32", "float64") and layouts == ("C", "C"):
+        assert took
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    dims=st.sampled_from([(0, 1), (1, 0), (-1, -2), (-2, 1), (0, 0), (1, 1)]),
+    shape=st.sampled_from([(3, 4), (2, 3, 4), (1, 5)]),
+    dtype=st.sampled_from(_DTYPES),
+    layout=st.sampled_from(["C", "T", "step"]),
+    spelling=st.sampled_from(["transpose", "t"]),
+    seed=st.integers(0, 2**16),
+)
+def test_transpose(
+    dims: tuple[int, int],
+    shape: tuple[int, ...],
+    dtype: str,
+    layout: str,
+    spelling: str,
+    seed: int,
+) -> None:
+    rng = np.random.default_rng(seed)
+    x = _leafy(_tensor(rng, shape, dtype, "C"), True)
+    if spelling == "t":
+        if len(shape) != 2:
+            return
+        out = x.t()
+    else:
+        out = x.transpose(*dims)
+    if out.grad_fn is None or type(out.grad_fn) is not OpNode:
+        return
+    g = _tensor(rng, tuple(out.shape), dtype, layout)
+    _check_node(out, g)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    batch=st.integers(1, 5),
+    classes=st.integers(1, 5),
+    dtype=st.sampled_from(_DTYPES[:4]),
+    reduction=st.sampled_from(["mean", "sum", "none"]),
+    ignore=st.sampled_from([-100, 0]),
+    weighted=st.booleans(),
+    smoothing=st.sampled_from([0.0, 0.1]),
+    seed=st.integers(0, 2**16),
+)
+def test_cross_entropy(
+    batch: int,
+    classes: int,
+    dtype: str,
+    reduction: str,
+    ignore: int,
+    weighted: bool,
+    smoothing: float,
+    seed: int,
+) -> None:
+    rng = np.random.default_rng(seed)
+    x = _leafy(_tensor(rng, (batch, classes), dtype, "C"), True)
+    y = tt.tensor(rng.integers(0, classes, batch))
+    weight = _tensor(rng, (classes,), dtype, "C").abs() if weighted else None
+    out = tt.nn.functional.cross_entropy(
+        x, y, weight=weight, reduction=reduction, ignore_index=ignore, label_smoothing=smoothing
+    )
+    g = _tensor(rng, tuple(out.shape), dtype, "C")
+    took = _check_node(out, g)
+    if dtype in ("float32", "float64") and not weighted and not smoothing:
+        assert took
+
+
+# -- end to end ---------------------------------------------------------------------------------
+def _step(forward: str, lanes: bool) -> list[tuple[bytes, tuple[int, ...], bool, bool]]:
+    """Two training steps of the benchmark's MLP; each parameter's .grad: bytes, strides,
+    whether it is the node's result itself (stolen: no copy), whether it is a view."""
+    rng = np.random.default_rng(0)
+    x = tt.tensor(rng.standard_normal((6, 5)), dtype=tt.float32)
+    y = tt.tensor(rng.integers(0, 3, 6))
+    shapes = [(4, 5), (4,), (3, 4), (3,)] if forward == "F.linear" else [(5, 4), (4,), (4, 3), (3,)]
+    params = [
+        tt.tensor(rng.standard_normal(s) * 0.1, dtype=tt.float32).requires_grad_() for s in shapes
+    ]
+    F = tt.nn.functional
+    saved = {f: getattr(f, "lane", None) for f in _lanes.LANES}
+    if not lanes:
+        for f in saved:
+            del f.lane
+    try:
+        result = []
+        for _ in range(2):
+            w1, b1, w2, b2 = params
+            if forward == "F.linear":
+                loss = F.cross_entropy(F.linear(tt.relu(F.linear(x, w1, b1)), w2, b2), y)
+            else:
+                loss = F.cross_entropy(tt.relu(x @ w1 + b1) @ w2 + b2, y)
+            loss.backward()
+            for p in params:
+                g = p.grad
+                result.append(
+                    (g._array.tobytes(), g.stride(), g._array.base is None, g._base is not None)
+                )
+            with tt.no_grad():
+                for p in params:
+                    p.add_(p.grad, alpha=-0.1)
+        return result
+    finally:
+        for f, lane in saved.items():
+            if lane is not None:
+                f.lane = lane
+
+
+@pytest.mark.parametrize("forward", ["F.linear", "x @ w + b"])
+def test_training_step_same_with_and_without_lanes(forward: str) -> None:
+    assert _step(forward, lanes=True) == _step(forward, lanes=False)
+
+
+# -- the guards in OpNode.apply -----------------------------------------------------------------
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    calls: list[str] = []
+    for formula, lane in _lanes.LANES.items():
+
+        def counted(g: Any, args: Any, out: Any, lane: Any = lane) -> Any:
+            calls.append(lane.__name__)
+            return lane(g, args, out)
+
+        monkeypatch.setattr(formula, "lane", counted, raising=False)
+    return calls
+
+
+def _mm_backward(**kw: Any) -> Any:
+    x = tt.ones(2, 3, requires_grad=True)
+    w = tt.ones(3, 2, requires_grad=kw.get("create_graph", False))
+    out = tt.mm(x, w)
+    out.sum().backward(**kw)
+    return x
+
+
+def test_lanes_run_in_a_plain_backward(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _counting(monkeypatch)
+    _mm_backward()
+    assert calls == ["mm_lane"]
+
+
+def test_create_graph_takes_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _counting(monkeypatch)
+    x = _mm_backward(create_graph=True)
+    assert calls == []
+    assert x.grad.grad_fn is not None  # the formula recorded a graph (x's gradient reads w)
+
+
+def test_fast_path_switch_takes_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _counting(monkeypatch)
+    with fastpaths.disabled():
+        _mm_backward()
+    assert calls == []
+
+
+def test_non_default_thread_state_takes_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Backward inside an autocast region: the formula's products are autocast as the
+    # dispatcher would route them, so the lane must not run.
+    calls = _counting(monkeypatch)
+    x = tt.ones(2, 3, requires_grad=True)
+    out = tt.mm(x, tt.ones(3, 2))
+    with tt.autocast("cpu", dtype=tt.bfloat16):
+        out.sum().backward()
+    assert calls == []
+    assert x.grad.dtype is tt.float32
+    # Once autocast was used the key mask stays set (Note [Default key sets]); outside
+    # the region this thread's sets are the defaults again and lanes run.
+    _mm_backward()
+    assert calls == ["mm_lane"]
+
+
+def test_keyword_calls_take_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _counting(monkeypatch)
+    x = tt.ones(2, 3, requires_grad=True)
+    out = tt.add(x, tt.ones(2, 3), alpha=2)
+    out.sum().backward()
+    assert "add_lane" not in calls
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones((2, 3)))
