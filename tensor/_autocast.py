@@ -295,6 +295,29 @@ def _cast(v: Any, device_type: str, to: dtype) -> Any:
     return out
 
 
+def _plain_copies(args: tuple[Any, ...], device_type: str) -> bool:
+    """Whether ``_cast`` would run the built-in copy kernel (Note [Copy fast path]: it
+    marks itself ``astype_copy``) on each tensor of ``args``, tensors on the autocast
+    device (eligible), of one key set, that do not require grad (None allowed): the fused
+    products round their operands as it does, and a copy kernel registered in its place
+    must see the casts."""
+    first = None
+    for v in args:
+        if v is None:
+            continue
+        bits = getattr(v, "_dispatch_bits", None)
+        if bits is None or bits > _RUNTIME_BITS or (first is not None and bits != first):
+            return False
+        if v._device.type != device_type:
+            return False
+        first = bits
+    if first is None:
+        return False
+    included, keep = _tls_state.sets
+    copy = _to_copy.below((first | included) & keep & _to_copy._state.mask)
+    return getattr(copy, "astype_copy", False) is True
+
+
 def _promote_type(op: Any, device_type: str, values: Any) -> dtype:
     """PyTorch's ``promote_type``/``prioritize``: start from the autocast dtype; an eligible
     float32 argument makes it float32; an eligible argument of another lower-precision
@@ -398,8 +421,20 @@ def _kernel(op: dispatch.OpOverload, key: DispatchKey, device_type: str, policy:
     own_keep = ~key.bit  # the keep set (complement of the exclude set) without the key
     below = DispatchKeySet.full_after(key).bits
     transform = _POLICY_FUNCTIONS[policy]
+    fuses = policy == "lower_precision_fp"
 
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
+        if fuses and 2 <= len(args) <= 3 and not kwargs and fastpaths.ENABLED:
+            # Note [Autocast product fast path]: the kernel below this key casts and
+            # multiplies in one step when it can (float32 operands that do not require
+            # grad, nothing but autocast in this thread's sets, the built-in copy).
+            bits = keyset._bits
+            if not bits & _PYTHON_BITS and not _tls_state.beyond_autocast:
+                fused = getattr(op.below(bits & below), "lower_precision", None)
+                if fused is not None and _plain_copies(args, device_type):
+                    out = fused(bits & below, state.dtypes[device_type], *args)
+                    if out is not None:
+                        return out
         sets = _tls_state.sets
         _tls_state.sets = (sets[0], sets[1] & own_keep)
         try:

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from numpy import ndarray as _np_ndarray
+
 from . import errors, fastpaths, shape_rules
 from .elementwise import Namespace, rename
 from .frontend import FrontEnd
@@ -219,6 +221,7 @@ def kernels(
         return same - wide.keys(), same & wide.keys()
 
     xp, finish = ns.xp, ns.finish
+    f32 = front.float32
     matmul, dot, vdot = fns["matmul"], fns["dot"], fns["vdot"]
     einsum, tensordot = fns["einsum"], fns["tensordot"]
     out: dict[str, Any] = {}
@@ -272,7 +275,41 @@ def kernels(
             _, cdt, odt, dev = result_binary(front, op, self, other)
             return make(finish(fn(_cast(self, cdt), _cast(other, cdt)), odt), odt, dev)
 
-        out[name] = rename(kernel, name, ns)
+        def lower_precision(bits: int, to: Any, self: Any, other: Any) -> Any:
+            """Note [Autocast product fast path]: ``kernel(_to_copy(self, dtype=to),
+            _to_copy(other, dtype=to))`` for float32 NumPy operands and a half-precision
+            ``to``, without the two intermediate tensors: each operand rounded to ``to``
+            (the copy kernel's ``astype``), widened back for the product (the fast
+            path's ``_cast``), the product rounded to ``to`` once.  None: the caller
+            takes the general way."""
+            if (
+                type(self) is not tensor_type
+                or type(other) is not tensor_type
+                or self._dtype is not f32
+                or other._dtype is not f32
+                or self._device is not other._device
+                or to not in widened
+                or not fastpaths.ENABLED
+            ):
+                return None
+            a, b = self._array, other._array
+            if type(a) is not ndarray or type(b) is not ndarray:
+                return None
+            if not ((a.ndim and b.ndim) if any_rank else (a.ndim == rank_a and b.ndim == rank_b)):
+                return None
+            half, wide_np = to.numpy_dtype, wide[to].numpy_dtype
+            try:
+                result = fn(a.astype(half).astype(wide_np), b.astype(half).astype(wide_np))
+            except (ValueError, TypeError):
+                return None
+            if type(result) is not ndarray or (batched and a.shape[0] != b.shape[0]):
+                return None
+            return make(result.astype(half), to, self._device)
+
+        kernel = rename(kernel, name, ns)
+        if ndarray is _np_ndarray and f32 in direct:
+            kernel.lower_precision = lower_precision  # type: ignore[attr-defined]
+        out[name] = kernel
 
     fn_matmul = matmul
     product("matmul", matmul, None)
@@ -329,7 +366,41 @@ def kernels(
             prod = prod + (base if beta == 1 else base * beta)
         return make(finish(prod, odt), odt, dev)
 
-    out["addmm"] = rename(addmm, "addmm", ns)
+    def linear_lower_precision(self: Any, mat1: Any, weight: Any, to: Any) -> Any:
+        """Note [Autocast product fast path] for ``linear``: ``addmm(self, mat1,
+        t(weight))`` with the three cast to ``to`` first, for float32 NumPy matrices and
+        a half-precision ``to``: each rounded to ``to`` and widened back as the fast path
+        above computes, ``weight`` transposed as a view; None: the general way."""
+        if (
+            type(self) is not tensor_type
+            or type(mat1) is not tensor_type
+            or type(weight) is not tensor_type
+            or mat1._dtype is not f32
+            or weight._dtype is not f32
+            or self._dtype is not f32
+            or weight._device is not mat1._device
+            or self._device is not mat1._device
+            or to not in addmm_widened
+            or not fastpaths.ENABLED
+        ):
+            return None
+        a, w, bias = mat1._array, weight._array, self._array
+        if type(a) is not ndarray or type(w) is not ndarray or type(bias) is not ndarray:
+            return None
+        if a.ndim != 2 or w.ndim != 2:
+            return None
+        half, wide_np = to.numpy_dtype, wide[to].numpy_dtype
+        try:
+            prod = fn_matmul(a.astype(half).astype(wide_np), w.astype(half).T.astype(wide_np))
+            prod += bias.astype(half).astype(wide_np)
+        except (ValueError, TypeError):
+            return None
+        return make(prod.astype(half), to, mat1._device) if type(prod) is ndarray else None
+
+    addmm = rename(addmm, "addmm", ns)
+    if ndarray is _np_ndarray and f32 in addmm_direct:
+        addmm.linear_lower_precision = linear_lower_precision  # type: ignore[attr-defined]
+    out["addmm"] = addmm
 
     einsum_op = op_info("einsum")
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from numpy import ndarray
 
-from dispatch import DispatchKeySet, Library, ops
+from dispatch import DispatchKeySet, Library, _tls, ops
 
 from ..common import fastpaths
 from ..common.frontend import FrontEnd
@@ -29,6 +29,7 @@ from . import nn, shape, variants
 __all__ = ["LIB", "register", "to_copy_kernel"]
 
 LIB: Library | None = None
+_DEFAULT_SETS = (_tls.DEFAULT_INCLUDED, _tls.DEFAULT_KEEP)  # Note [Default key sets]
 
 _BACKEND_KEYSETS: dict[Any, DispatchKeySet] = {}
 
@@ -97,6 +98,7 @@ def to_copy_kernel(front: FrontEnd) -> Any:
         array = move_array(self._array, dev, np_dtype, copy=True, non_blocking=non_blocking)
         return make(array, dt, dev)
 
+    to_copy.astype_copy = True  # type: ignore[attr-defined]  # Note [Autocast product fast path]
     return to_copy
 
 
@@ -115,6 +117,25 @@ def _like(name: str) -> Any:
         return full_like
 
     def like(self: Any, *, dtype: Any = None, device: Any = None) -> Any:
+        if dtype is None and device is None and fastpaths.ENABLED:
+            dev = self._device
+            # Note [Like fast path]: ``ones_like(x)`` (backward's root gradient, the
+            # optimizers' zeros_like) is the factory's backend kernel on x's own device,
+            # which is what the factory's BackendSelect kernel redispatches to for a
+            # canonical device (no index, not CUDA: select leaves it as it is); the
+            # factory's argument check has nothing to refuse.  Only with the default
+            # thread state: a Python mode must see the factory call.
+            if (
+                dev.index is None
+                and dev.type != "cuda"
+                and (not _tls.NONDEFAULT[0] or _tls.state.sets == _DEFAULT_SETS)
+            ):
+                ks = _BACKEND_KEYSETS.get(dev.backend_key)
+                if ks is None:
+                    ks = _BACKEND_KEYSETS[dev.backend_key] = DispatchKeySet(dev.backend_key)
+                return factory.below(ks.bits)(
+                    tuple(self._array.shape), dtype=self._dtype, device=dev
+                )
         return factory(
             tuple(self._array.shape),
             dtype=self._dtype if dtype is None else dtype,

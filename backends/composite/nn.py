@@ -15,6 +15,8 @@ from typing import Any
 
 from dispatch import Library, ops
 
+from . import shape
+
 __all__ = ["KERNELS", "register"]
 
 core = ops.core
@@ -54,6 +56,22 @@ def linear(input: Any, weight: Any, bias: Any = None) -> Any:
         return core.addmm.default(bias, input, core.t.default(weight))
     out = core.matmul.default(input, core.t.default(weight))
     return out if bias is None else core.add.Tensor(out, bias)
+
+
+def _linear_lower_precision(bits: int, to: Any, input: Any, weight: Any, bias: Any = None) -> Any:
+    """Note [Autocast product fast path]: ``linear`` of its arguments cast to ``to``, when
+    it is the addmm case and ``t`` and ``addmm`` are the built-in kernels at ``bits`` (the
+    key set below autocast); None otherwise."""
+    if bias is None or getattr(getattr(input, "_array", None), "ndim", 0) != 2:
+        return None
+    t, addmm = core.t.default, core.addmm.default
+    if t.below(bits & t._state.mask) is not shape.t:
+        return None
+    fused = getattr(addmm.below(bits & addmm._state.mask), "linear_lower_precision", None)
+    return None if fused is None else fused(bias, input, weight, to)
+
+
+linear.lower_precision = _linear_lower_precision  # type: ignore[attr-defined]
 
 
 def _floating(op: str, *tensors: Any) -> None:

@@ -40,7 +40,7 @@ def _make_grads(outputs: tuple[Any, ...], grads: tuple[Any, ...], what: str) -> 
                     f"{what}: grad can be implicitly created only for real scalar outputs, but "
                     f"output {i} has dtype {out.dtype.name}; pass a gradient for it"
                 )
-            g = ops.core.ones_like(out)
+            g = ops.core.ones_like.default(out)
         elif tuple(g.shape) != tuple(out.shape):
             raise RuntimeError(
                 f"{what}: mismatch in shape: grad_output[{i}] has a shape of {list(g.shape)} and "

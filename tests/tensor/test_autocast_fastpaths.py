@@ -246,3 +246,82 @@ def test_casts_that_change_the_keys_call_the_operator_from_the_top(case: str) ->
         assert f.dtype is tt.bfloat16 and f.device.type == ("meta" if case == "mode" else "cpu")
         if case == "subclass":
             assert f.tolist() == g.tolist() == [[1.5, 1.5], [1.5, 1.5]]
+
+
+# -- Note [Autocast product fast path] -----------------------------------------------------------
+@settings(max_examples=120, deadline=None)
+@given(
+    name=st.sampled_from(["matmul", "mm", "bmm", "linear", "linear, no bias", "matmul 1-D"]),
+    region=st.sampled_from([tt.bfloat16, tt.float16]),
+    transposed=st.tuples(st.booleans(), st.booleans()),
+    dims=st.tuples(st.integers(1, 5), st.integers(1, 5), st.integers(1, 5)),
+    mismatch=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_fused_products_match_the_casts_and_the_product(
+    name: str,
+    region: Any,
+    transposed: tuple[bool, bool],
+    dims: tuple[int, int, int],
+    mismatch: bool,
+    seed: int,
+) -> None:
+    """Float32 operands that do not require grad: the fused product against the two casts
+    and the product (values bit for bit, dtype, strides), shape errors alike; and the
+    fused path runs for the cases it serves."""
+    m, k, n = dims
+    rng = np.random.default_rng(seed)
+
+    def make(*shape: int, t: bool = False) -> Any:
+        x = tt.tensor(rng.uniform(-3, 3, shape).astype(np.float32))
+        return x.t().contiguous().t() if t and x.ndim == 2 else x
+
+    k2 = k + 1 if mismatch else k
+    if name in ("matmul", "mm"):
+        args = [make(m, k, t=transposed[0]), make(k2, n, t=transposed[1])]
+        call = tt.matmul if name == "matmul" else tt.mm
+    elif name == "matmul 1-D":
+        args, call = [make(k), make(k2, n, t=transposed[1])], tt.matmul
+    elif name == "bmm":
+        args, call = [make(2, m, k), make(2, k2, n)], tt.bmm
+    else:
+        args = [make(m, k, t=transposed[0]), make(n, k2, t=transposed[1])]
+        if name == "linear":
+            args.append(make(n))
+        call = F.linear
+
+    def run() -> Any:
+        try:
+            with tt.autocast("cpu", dtype=region):
+                return call(*args)
+        except RuntimeError as e:
+            return str(e)
+
+    fast = run()
+    with fastpaths.disabled():
+        general = run()
+    if isinstance(general, str):
+        assert fast == general
+        return
+    assert_same(fast, general)
+    assert fast.numpy().tobytes() == general.numpy().tobytes()
+
+
+def test_fused_products_run_and_step_aside(monkeypatch: pytest.MonkeyPatch) -> None:
+    from backends.composite import nn as composite_nn
+
+    taken: list[bool] = []
+    original = composite_nn.linear.lower_precision
+
+    def spy(*args: Any) -> Any:
+        out = original(*args)
+        taken.append(out is not None)
+        return out
+
+    monkeypatch.setattr(composite_nn.linear, "lower_precision", spy)
+    x, w, b = tt.ones(3, 4), tt.ones(2, 4), tt.ones(2)
+    with tt.autocast("cpu"):
+        F.linear(x, w, b)  # fused
+        F.linear(x, w.detach().requires_grad_(), b)  # requires grad: the casts, recorded
+        F.linear(x, w)  # no bias: matmul inside, the composite's general way
+    assert taken == [True, False]
