@@ -212,14 +212,14 @@ template <typename U> AD_HD __forceinline__ U next_bits(U from, U to, U sign) {
 }
 AD_HD __forceinline__ float nextafter_(float a, float b) {
     if (a != a || b != b) return a + b;
-    return __uint_as_float(next_bits(__float_as_uint(a), __float_as_uint(b), 0x80000000u));
+    const unsigned int r = next_bits(bit_cast<unsigned int>(a), bit_cast<unsigned int>(b), 0x80000000u);
+    return bit_cast<float>(r);
 }
 AD_HD __forceinline__ double nextafter_(double a, double b) {
     if (a != a || b != b) return a + b;
     const unsigned long long r = next_bits(
-        static_cast<unsigned long long>(__double_as_longlong(a)),
-        static_cast<unsigned long long>(__double_as_longlong(b)), 0x8000000000000000ull);
-    return __longlong_as_double(static_cast<long long>(r));
+        bit_cast<unsigned long long>(a), bit_cast<unsigned long long>(b), 0x8000000000000000ull);
+    return bit_cast<double>(r);
 }
 AD_HD __forceinline__ __half nextafter_(__half a, __half b) {
     const float fa = __half2float(a), fb = __half2float(b);

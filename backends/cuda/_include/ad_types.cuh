@@ -73,6 +73,21 @@ template <typename To, typename From> AD_HD __forceinline__ To cast(From x) {
     return Cast<To>::from(x);
 }
 
+// The bits of a float or double and back, on host and device (the __float_as_uint family
+// is device-only in nvcc's host pass; NVRTC compiles device code only and never sees the
+// host branch, which g++ and nvcc's host compiler accept).
+template <typename To, typename From> AD_HD __forceinline__ To bit_cast(From x) {
+    static_assert(sizeof(To) == sizeof(From), "bit_cast: sizes differ");
+#ifdef __CUDA_ARCH__
+    union { From from; To to; } u = {x};
+    return u.to;
+#else
+    To to;
+    __builtin_memcpy(&to, &x, sizeof to);
+    return to;
+#endif
+}
+
 // Extremes used as reduction identities.
 template <typename T> struct Limits;
 template <> struct Limits<bool> {
