@@ -316,7 +316,36 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
             out = xp.where(xp.abs(w) < 0.5, x + w * diff, e - diff * (1 - w))
             return make(finish(out, odt), odt, _device(front, self, end, weight))
 
+        def lerp_in_place(self: Any, end: Any, weight: Any) -> Any:
+            """Note [Ternary in-place fast path]: ``m.lerp_(g, 1 - beta1)`` as the fast
+            path above computes it, written into ``self``'s array; None: the general way."""
+            dt = self._dtype
+            if not (
+                dt in lerp_direct
+                and fastpaths.ENABLED
+                and type(self) is tensor_type
+                and type(end) is tensor_type
+                and end._dtype is dt
+                and end._device is self._device
+                and (type(weight) is float or type(weight) is int)
+            ):
+                return None
+            x, e = self._array, end._array
+            if type(x) is not _numpy.ndarray or e.shape != x.shape or not x.flags.writeable:
+                return None
+            w = _numpy.asarray(weight).astype(dt.numpy_dtype)
+            diff = e - x  # read before anything is written: ``end`` may be ``self``
+            if abs(w) < 0.5:  # x + w * diff
+                diff *= w
+                x += diff
+            else:  # e - diff * (1 - w)
+                diff *= 1 - w
+                _numpy.subtract(e, diff, out=x)
+            return self
+
         rename(lerp, "lerp", ns)
+        if ns.ndarray is _numpy.ndarray:
+            lerp._in_place_fast = lerp_in_place  # type: ignore[attr-defined]
         return {"lerp.Scalar": lerp, "lerp.Tensor": lerp}
 
     if op.name in _ADDC:
@@ -361,7 +390,46 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
             out = x + (v * a / b if divide else v * a * b)
             return make(finish(out, odt), odt, _device(front, self, tensor1, tensor2))
 
+        def addc_in_place(self: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
+            """Note [Ternary in-place fast path]: Adam's ``v.addcmul_(g, g, value=...)``
+            and ``p.addcdiv_(m, denom, value=...)`` as the fast path above computes them,
+            ``self + (value * tensor1 * tensor2)`` (or ``/``) with the product's two steps
+            in one temporary and the sum written into ``self``'s array; operands of
+            ``self``'s shape (broadcasting and its errors go the general way)."""
+            dt = self._dtype
+            if not (
+                dt in addc_direct
+                and fastpaths.ENABLED
+                and type(self) is tensor_type
+                and type(tensor1) is tensor_type
+                and type(tensor2) is tensor_type
+                and tensor1._dtype is dt
+                and tensor2._dtype is dt
+                and tensor1._device is self._device
+                and tensor2._device is self._device
+                and (type(value) is float or type(value) is int)
+            ):
+                return None
+            x, a, b = self._array, tensor1._array, tensor2._array
+            if (
+                type(x) is not _numpy.ndarray
+                or a.shape != x.shape
+                or b.shape != x.shape
+                or not x.flags.writeable
+            ):
+                return None
+            check_fits(name, value, dt, "value")  # Note [Numbers that overflow]
+            tmp = _numpy.asarray(value).astype(dt.numpy_dtype) * a  # read before the write
+            if divide:
+                tmp /= b
+            else:
+                tmp *= b
+            x += tmp
+            return self
+
         rename(addc, op.name, ns)
+        if ns.ndarray is _numpy.ndarray:
+            addc._in_place_fast = addc_in_place  # type: ignore[attr-defined]
         return {op.name: addc}
 
     def clamp(self: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002

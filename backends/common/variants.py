@@ -98,12 +98,18 @@ def _inplace(
     direct = getattr(functional, "_in_place", None)  # Note [In-place fast path] (CPU)
     if direct is not None:
         return _direct_inplace(front, name, functional, *direct)
+    # Note [Ternary in-place fast path] (backends/common/ternary.py): lerp_, addcmul_,
+    # addcdiv_ written straight into self's array when the functional's fast path would
+    # run; it returns None when not, and the general way below runs.
+    fast = getattr(functional, "_in_place_fast", None)
 
     def kernel(self: Any, *args: Any, **kwargs: Any) -> Any:
         if refuses_complex and self._dtype.is_complex:
             raise RuntimeError(f"{name}(): In-place abs is not supported for complex tensors.")
         if elementwise:
             _check_overlap(front, name, self, args, kwargs)
+        if fast is not None and fast(self, *args, **kwargs) is not None:
+            return self
         return write_into(front, name, self, functional(self, *args, **kwargs), ns)
 
     kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
@@ -157,6 +163,24 @@ def _direct_inplace(
                         result = None  # the general path raises PyTorch's error
                     if result is a:
                         return self
+        elif (
+            (type(other) is float or type(other) is int)
+            and not kwargs
+            and self._dtype in exact
+            and fastpaths.ENABLED
+        ):
+            # Note [Scalar in-place fast path]: ``v.mul_(beta2)``, ``denom.add_(eps)``
+            # (Adam, SGD momentum): a float32/float64 tensor and a Python int or float,
+            # which the Scalar kernel computes as ``fn(x, number)`` in the tensor's dtype
+            # (NumPy's weak Python scalars: Note [Elementwise fast path]) before the copy
+            # into ``self``; NumPy's in-place operator rounds the same and writes once.
+            a = self._array
+            try:
+                result = fn(a, other)
+            except (ValueError, TypeError):  # read-only (an expansion): PyTorch's error
+                result = None
+            if result is a:
+                return self
         return write_into(front, name, self, functional(self, other, **kwargs))
 
     kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")

@@ -130,4 +130,8 @@ _IN_PLACE = {
     "add.Tensor": (operator.iadd, 1),
     "sub.Tensor": (operator.isub, 1),
     "mul.Tensor": (operator.imul, 1),
+    # Note [Scalar in-place fast path] (backends/common/variants.py): a Python number.
+    "add.Scalar": (operator.iadd, 1),
+    "sub.Scalar": (operator.isub, 1),
+    "mul.Scalar": (operator.imul, 1),
 }

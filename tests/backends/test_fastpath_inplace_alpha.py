@@ -100,3 +100,30 @@ def test_low_precision_alpha_rounds_once(x, y, alpha):
     draw), compared bit for bit with the switch off; float32 beside it on the guarded
     side."""
     same_both_ways(lambda a, b: a.add_(b, alpha=alpha), x, y)
+
+
+# Note [Scalar in-place fast path]: ``t.mul_(number)``, ``t.add_(number)``,
+# ``t.sub_(number)`` (Adam's ``v.mul_(beta2)``, ``denom.add_(eps)``).
+SCALARS = numbers("bifc") | st.sampled_from([0.999, 1e-8, -0.0, 2**40, 1e39, 3, -7.25])
+
+
+@FEW
+@given(
+    dtypes=st.sampled_from([(tt.float32, tt.float64), ALL_DTYPES]),
+    data=st.data(),
+    op=st.sampled_from(["add_", "sub_", "mul_"]),
+    number=SCALARS,
+    alpha=st.sampled_from([None, None, 1, 2.0]),
+)
+def test_scalar_in_place_matches_the_general_path(dtypes, data, op, number, alpha) -> None:  # type: ignore[no-untyped-def]
+    x = data.draw(tensors(dtypes=dtypes, shapes=[(3,), (2, 3), (0,), ()]))
+    kwargs = {} if alpha is None or op == "mul_" else {"alpha": alpha}
+    call = lambda t: getattr(t, op)(number, **kwargs)  # noqa: E731
+    same_both_ways(call, x)
+    if (
+        torch is not None
+        and x.dtype.is_floating_point
+        and not isinstance(number, (bool, complex))
+        and _small(x, number)
+    ):
+        same_both_ways(call, x, torch_call=call)

@@ -42,7 +42,7 @@ def _finite_small(*values: object) -> bool:
     in_place=st.booleans(),
 )
 def test_lerp(dtypes, data, weight, in_place):
-    x = data.draw(tensors(dtypes=dtypes, shapes=SHAPES, views=not in_place))
+    x = data.draw(tensors(dtypes=dtypes, shapes=SHAPES))
     end = data.draw(tensors(dtypes=dtypes, shapes=SHAPES))
     if in_place:
         call = lambda a, b: a.lerp_(b, weight)  # noqa: E731
@@ -66,7 +66,7 @@ def test_lerp(dtypes, data, weight, in_place):
     in_place=st.booleans(),
 )
 def test_addcmul_addcdiv(dtypes, data, value, op, in_place):
-    x = data.draw(tensors(dtypes=dtypes, shapes=SHAPES, views=not in_place))
+    x = data.draw(tensors(dtypes=dtypes, shapes=SHAPES))
     a = data.draw(tensors(dtypes=dtypes, shapes=SHAPES))
     b = data.draw(tensors(dtypes=dtypes, shapes=SHAPES))
     name = op + "_" if in_place else op

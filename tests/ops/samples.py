@@ -298,7 +298,11 @@ def addc_samples(divide: bool) -> Callable[[str, np.random.Generator], list[Samp
                 name="broadcast",
             ),
             Sample(
-                (values(dtype, (0, 4), rng), values(dtype, (4,), rng), values(dtype, (4,), rng, lo2, 3)),
+                (
+                    values(dtype, (0, 4), rng),
+                    values(dtype, (4,), rng),
+                    values(dtype, (4,), rng, lo2, 3),
+                ),
                 name="empty",
                 degenerate=True,
             ),
