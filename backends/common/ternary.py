@@ -161,6 +161,17 @@ def _device(front: FrontEnd, *args: Any) -> Any:
 # to the dtype as ``_array`` casts it, the same operations in the same order, without
 # the promotion, shape and device checks (NumPy's broadcasting is PyTorch's; shapes it
 # refuses, and 0-d results, go the general way).  tests/backends/test_fastpath_optim.py.
+#
+# Note [Ternary in-place fast path]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Their in-place forms (the optimizer's actual calls) are the functional result copied
+# into ``self`` (``backends.common.variants``).  On NumPy arrays, when the fast path above
+# would run and the operands have ``self``'s shape, ``self`` writable: the same
+# operations in the same order, the temporaries reused, the last one written into
+# ``self``'s array (``x += tmp``; lerp's second branch ``subtract(e, diff, out=x)``), every
+# operand read before the write, so an operand that is ``self`` gives the general
+# answer.  Partial overlaps are refused first, as on the general path.  Adam's updates:
+# 16-19 us -> 11-14 us on a [64, 64] parameter; the same property tests, in place.
 def _direct_dtypes(op: Any, half: frozenset[Any]) -> frozenset[Any]:
     """Floating dtypes the operator computes in and returns unchanged."""
     return frozenset(
