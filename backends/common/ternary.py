@@ -299,17 +299,22 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
     if op.name == "lerp":
         lerp_direct = _direct_dtypes(op, half)
 
-        def lerp(self: Any, end: Any, weight: Any) -> Any:
-            # Note [Optimizer fast paths]: Adam's ``m.lerp_(g, 1 - beta1)``.
+        def lerp_fast(self: Any, end: Any, weight: Any) -> bool:
+            """Note [Optimizer fast paths]' guard for lerp."""
             dt = self._dtype
-            if (
+            return (
                 dt in lerp_direct
                 and fastpaths.ENABLED
                 and type(end) is tensor_type
                 and end._dtype is dt
                 and end._device is self._device
                 and (type(weight) is float or type(weight) is int)
-            ):
+            )
+
+        def lerp(self: Any, end: Any, weight: Any) -> Any:
+            # Note [Optimizer fast paths]: Adam's ``m.lerp_(g, 1 - beta1)``.
+            dt = self._dtype
+            if lerp_fast(self, end, weight):
                 x, e = self._array, end._array
                 w = ns.astype(xp.asarray(weight), dt)
                 try:  # the general path's formula, its branch chosen once for one weight
@@ -331,15 +336,7 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
             """Note [Ternary in-place fast path]: ``m.lerp_(g, 1 - beta1)`` as the fast
             path above computes it, written into ``self``'s array; None: the general way."""
             dt = self._dtype
-            if not (
-                dt in lerp_direct
-                and fastpaths.ENABLED
-                and type(self) is tensor_type
-                and type(end) is tensor_type
-                and end._dtype is dt
-                and end._device is self._device
-                and (type(weight) is float or type(weight) is int)
-            ):
+            if type(self) is not tensor_type or not lerp_fast(self, end, weight):
                 return None
             x, e = self._array, end._array
             if type(x) is not _numpy.ndarray or e.shape != x.shape or not x.flags.writeable:
@@ -365,11 +362,10 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
         addc_direct = _direct_dtypes(op, half)
         name = op.name
 
-        def addc(self: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
-            # Note [Optimizer fast paths]: Adam's ``v.addcmul_(g, g, value=1 - beta2)`` and
-            # ``p.addcdiv_(m, denom, value=-step_size)``.
+        def addc_fast(self: Any, tensor1: Any, tensor2: Any, value: Any) -> bool:
+            """Note [Optimizer fast paths]' guard for addcmul and addcdiv."""
             dt = self._dtype
-            if (
+            return (
                 dt in addc_direct
                 and fastpaths.ENABLED
                 and type(tensor1) is tensor_type
@@ -379,7 +375,13 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                 and tensor1._device is self._device
                 and tensor2._device is self._device
                 and (type(value) is float or type(value) is int)
-            ):
+            )
+
+        def addc(self: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
+            # Note [Optimizer fast paths]: Adam's ``v.addcmul_(g, g, value=1 - beta2)`` and
+            # ``p.addcdiv_(m, denom, value=-step_size)``.
+            dt = self._dtype
+            if addc_fast(self, tensor1, tensor2, value):
                 check_fits(name, value, dt, "value")  # Note [Numbers that overflow]
                 v = ns.astype(xp.asarray(value), dt)
                 x, a, b = self._array, tensor1._array, tensor2._array
@@ -408,18 +410,7 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
             in one temporary and the sum written into ``self``'s array; operands of
             ``self``'s shape (broadcasting and its errors go the general way)."""
             dt = self._dtype
-            if not (
-                dt in addc_direct
-                and fastpaths.ENABLED
-                and type(self) is tensor_type
-                and type(tensor1) is tensor_type
-                and type(tensor2) is tensor_type
-                and tensor1._dtype is dt
-                and tensor2._dtype is dt
-                and tensor1._device is self._device
-                and tensor2._device is self._device
-                and (type(value) is float or type(value) is int)
-            ):
+            if type(self) is not tensor_type or not addc_fast(self, tensor1, tensor2, value):
                 return None
             x, a, b = self._array, tensor1._array, tensor2._array
             if (

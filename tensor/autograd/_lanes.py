@@ -45,6 +45,7 @@ from backends.common.ternary import mask_zero_fn
 from dispatch import REQUIRES_GRAD_BIT, ops
 
 from .. import _dtype
+from .._inplace_or_view import mark_view
 from .._tensor import Tensor, make
 from ..optable import OP_TABLE
 from ..optable import elementwise as _elementwise
@@ -84,14 +85,9 @@ def _plain(g: Any, *ts: Any) -> bool:
 
 def _view_t(base: Any) -> Any:
     """``core.transpose.int(base, -2, -1)`` of a matrix: the backend's ``x.T`` and the
-    ADInplaceOrView kernel's marks (``tensor/_inplace_or_view.py``)."""
+    ADInplaceOrView kernel's marks (``mark_view``)."""
     out = make(base._array.T, base._dtype, base._device)
-    counter = base._version_counter
-    if counter is None:
-        counter = base._version_counter = [0]
-    root = base._base
-    out._base = root if root is not None else base
-    out._version_counter = counter
+    mark_view(out, base)
     return out
 
 

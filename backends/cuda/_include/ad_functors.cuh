@@ -221,19 +221,18 @@ AD_HD __forceinline__ double nextafter_(double a, double b) {
         bit_cast<unsigned long long>(a), bit_cast<unsigned long long>(b), 0x8000000000000000ull);
     return bit_cast<double>(r);
 }
-AD_HD __forceinline__ __half nextafter_(__half a, __half b) {
-    const float fa = __half2float(a), fb = __half2float(b);
-    if (fa != fa || fb != fb) return __float2half_rn(fa + fb);
-    __half_raw ra = a, rb = b;
+template <typename T, typename Raw> AD_HD __forceinline__ T nextafter_16(T a, T b) {
+    const float fa = to_float(a), fb = to_float(b);
+    if (fa != fa || fb != fb) return cast<T>(fa + fb);
+    Raw ra = a, rb = b;
     ra.x = next_bits<unsigned short>(ra.x, rb.x, 0x8000u);
-    return __half(ra);
+    return T(ra);
+}
+AD_HD __forceinline__ __half nextafter_(__half a, __half b) {
+    return nextafter_16<__half, __half_raw>(a, b);
 }
 AD_HD __forceinline__ __nv_bfloat16 nextafter_(__nv_bfloat16 a, __nv_bfloat16 b) {
-    const float fa = __bfloat162float(a), fb = __bfloat162float(b);
-    if (fa != fa || fb != fb) return __float2bfloat16_rn(fa + fb);
-    __nv_bfloat16_raw ra = a, rb = b;
-    ra.x = next_bits<unsigned short>(ra.x, rb.x, 0x8000u);
-    return __nv_bfloat16(ra);
+    return nextafter_16<__nv_bfloat16, __nv_bfloat16_raw>(a, b);
 }
 AD_BINARY(NextAfter, nextafter_(a, b))
 
