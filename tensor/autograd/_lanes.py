@@ -18,7 +18,11 @@ A lane is the same formula on the arrays, for the one case that is hot: it compu
 exactly what the formula's operator calls would (the same NumPy call on the same
 operands, each result wrapped as the kernel wraps it, views made as the view kernels
 make them, the incoming gradient itself where the formula returns it), or returns
-None and the formula runs.  ``OpNode.apply`` tries the lane only when grad mode is off
+None and the formula runs.  One liberty: an input that does not require grad may get
+None where the formula computes a gradient anyway (``mul``'s ``g * other`` for a
+constant ``self``): the engine passes nothing along an edge without a node.  Lanes:
+addmm, mm, matmul (matrices), add, sub, mul (tensors), neg, relu, transpose/t, and
+cross_entropy (class targets).  ``OpNode.apply`` tries the lane only when grad mode is off
 (no graph to record), the fast paths are on (Note [Fast-path switch]) and the thread
 state is the default (no autocast, no Python mode: nothing that would reroute the
 formula's calls), and only for a call recorded with positional arguments (``node._args``).
@@ -36,6 +40,7 @@ whether AccumulateGrad may steal it, Note [Stealing gradients]).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -63,6 +68,7 @@ _ndarray = np.ndarray
 _matmul = np.matmul
 _reduce = np.add.reduce  # the CPU sum kernel's one-axis call (backends/cpu/reduction.py)
 _greater = np.greater
+_mul = operator.mul  # the CPU mul kernel's ndarray.__mul__ (backends/cpu/elementwise.py)
 _RG = REQUIRES_GRAD_BIT
 _transposed = _linalg._transposed
 
@@ -167,6 +173,54 @@ def add_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     return gx, gy
 
 
+def _wrapped(array: Any, like: Any) -> Any:
+    """``array`` as a binary or unary kernel wraps its result (0-d results of NumPy's
+    operators are scalars: the kernels' ``asarray``)."""
+    if type(array) is not _ndarray:
+        array = np.asarray(array)
+    return make(array, like._dtype, like._device)
+
+
+def sub_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # sub.Tensor called positionally (alpha is keyword-only): ``g`` and ``-g`` summed to
+    # each input's shape.  An input that does not require grad gets None (the engine
+    # passes nothing to it; the formula computes its gradient anyway).
+    if len(args) != 2:
+        return None
+    x, y = args
+    if not _plain(g, x, y):
+        return None
+    gx = _grad_for(g, x) if x._dispatch_bits & _RG else None
+    gy = None
+    if y._dispatch_bits & _RG:
+        gy = _grad_for(_wrapped(np.negative(g._array), g), y)
+    if gx is _BAIL or gy is _BAIL:
+        return None
+    return gx, gy
+
+
+def mul_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # mul.Tensor: ``g * other`` and ``g * self`` (the kernel's ``ndarray.__mul__``), each
+    # summed to its input's shape; mul.Scalar (a number) takes the formula.
+    if len(args) != 2:
+        return None
+    x, y = args
+    if not _plain(g, x, y):
+        return None
+    ga = g._array
+    gx = _grad_for(_wrapped(_mul(ga, y._array), g), x) if x._dispatch_bits & _RG else None
+    gy = _grad_for(_wrapped(_mul(ga, x._array), g), y) if y._dispatch_bits & _RG else None
+    if gx is _BAIL or gy is _BAIL:
+        return None
+    return gx, gy
+
+
+def neg_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    if not _plain(g):
+        return None
+    return (_wrapped(np.negative(g._array), g),)
+
+
 def relu_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     # ``where(out > 0, g, 0)`` by the where kernel's bit mask (Note [Masking by bits]).
     if out is None or not _plain(g, out):
@@ -214,9 +268,14 @@ LANES: dict[Any, Lane] = {
     _linalg._matmul: mm_lane,
     _linalg._addmm: addmm_lane,
     _elementwise._add: add_lane,
+    _elementwise._sub: sub_lane,
+    _elementwise._mul: mul_lane,
     _shape._transpose: transpose_lane,
     _nn._cross_entropy: cross_entropy_lane,
 }
+
+
+_INLINE: dict[str, Lane] = {"relu": relu_lane, "neg": neg_lane}
 
 
 def install() -> None:
@@ -227,6 +286,7 @@ def install() -> None:
     for formula, lane in LANES.items():
         formula.lane = lane  # type: ignore[attr-defined]
     for row in OP_TABLE:
-        if row.name == "relu":  # its formula is made inline in the table
+        inline = _INLINE.get(row.name)  # formulas made inline in the table
+        if inline is not None:
             for _, formula in row.derivatives():
-                formula.lane = relu_lane  # type: ignore[union-attr]
+                formula.lane = inline  # type: ignore[union-attr]
