@@ -399,9 +399,13 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
     positional_saved = _positional_saver(schema, spec)
     keep_out = spec is None or spec[1]  # the formula reads the result
     specs = schema.tensor_arg_indices
-    # How many tensor arguments lead the schema, if they are all plain Tensors; else -1.
+    # How many tensor arguments lead the schema, if they are all Tensors or optional
+    # Tensors (``cross_entropy_loss``'s weight, ``conv2d``'s bias); else -1.  A call that
+    # passes them all positionally has them as ``args[:lead]``, as ``_collect`` would.
     lead = len(specs)
-    if any(i != k or kind != "tensor" for k, (i, _, kind) in enumerate(specs)):
+    if any(
+        i != k or kind not in ("tensor", "optional_tensor") for k, (i, _, kind) in enumerate(specs)
+    ):
         lead = -1
 
     save_nothing = positional_saved is _save_nothing
