@@ -344,10 +344,17 @@ class Tensor(TensorConversions):
 
     def detach(self) -> Tensor:
         """A tensor sharing this one's data, cut from autograd history."""
+        # _init and shared_version_counter inline: autograd saves every result a formula
+        # reads through here (relu, sigmoid, softmax...), one call per recorded op.
         t = _new(type(self))
-        _init(t, self._array, self._dtype, self._device)
+        t._array = self._array
+        t._dtype = self._dtype
+        t._device = self._device
         t._dispatch_bits = self._dispatch_bits & ~REQUIRES_GRAD_BIT
-        t._version_counter = shared_version_counter(self)  # same data, same version (PyTorch)
+        counter = self._version_counter
+        if counter is None:
+            counter = self._version_counter = [0]
+        t._version_counter = counter  # same data, same version (PyTorch)
         return t
 
     # Note [Tensor.data]: PyTorch's legacy escape hatch, still in old training loops
