@@ -295,6 +295,12 @@ def _cast(v: Any, device_type: str, to: dtype) -> Any:
     return out
 
 
+# Note [Autocast product fast path]: the operators whose backend kernels (products in
+# backends/common/linalg.py, linear in backends/composite/nn.py) cast and multiply in
+# one step.
+_FUSED_PRODUCTS = frozenset({"matmul", "mm", "bmm", "dot", "vdot", "outer", "linear"})
+
+
 def _plain_copies(args: tuple[Any, ...], device_type: str) -> bool:
     """Whether ``_cast`` would run the built-in copy kernel (Note [Copy fast path]: it
     marks itself ``astype_copy``) on each tensor of ``args``, tensors on the autocast
@@ -421,7 +427,9 @@ def _kernel(op: dispatch.OpOverload, key: DispatchKey, device_type: str, policy:
     own_keep = ~key.bit  # the keep set (complement of the exclude set) without the key
     below = DispatchKeySet.full_after(key).bits
     transform = _POLICY_FUNCTIONS[policy]
-    fuses = policy == "lower_precision_fp"
+    # Decided here, once: the operators whose kernels below offer ``lower_precision``
+    # (the products and linear); the others (conv2d, addmm, baddbmm...) never look.
+    fuses = policy == "lower_precision_fp" and op.name.split("::")[-1] in _FUSED_PRODUCTS
 
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
         if fuses and 2 <= len(args) <= 3 and not kwargs and fastpaths.ENABLED:

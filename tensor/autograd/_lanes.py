@@ -160,17 +160,21 @@ def addmm_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     return (gs, *grads)
 
 
+def _operands(g: Any, args: tuple[Any, ...]) -> Any:
+    """``(self, other)`` of a binary call recorded positionally (``alpha`` is keyword-only,
+    so 1), when ``g`` and both are plain tensors of one lane dtype; else None."""
+    if len(args) != 2 or not _plain(g, args[0], args[1]):
+        return None
+    return args
+
+
+def _pair(gx: Any, gy: Any) -> Any:
+    return None if gx is _BAIL or gy is _BAIL else (gx, gy)
+
+
 def add_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
-    # add.Tensor called positionally: alpha is keyword-only, so it is 1 here.
-    if len(args) != 2:
-        return None
-    x, y = args
-    if not _plain(g, x, y):
-        return None
-    gx, gy = _grad_for(g, x), _grad_for(g, y)
-    if gx is _BAIL or gy is _BAIL:
-        return None
-    return gx, gy
+    xy = _operands(g, args)
+    return None if xy is None else _pair(_grad_for(g, xy[0]), _grad_for(g, xy[1]))
 
 
 def _wrapped(array: Any, like: Any) -> Any:
@@ -182,37 +186,28 @@ def _wrapped(array: Any, like: Any) -> Any:
 
 
 def sub_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
-    # sub.Tensor called positionally (alpha is keyword-only): ``g`` and ``-g`` summed to
-    # each input's shape.  An input that does not require grad gets None (the engine
-    # passes nothing to it; the formula computes its gradient anyway).
-    if len(args) != 2:
+    # ``g`` and ``-g`` summed to each input's shape.  An input that does not require grad
+    # gets None (the engine passes nothing to it; the formula computes its gradient anyway).
+    xy = _operands(g, args)
+    if xy is None:
         return None
-    x, y = args
-    if not _plain(g, x, y):
-        return None
+    x, y = xy
     gx = _grad_for(g, x) if x._dispatch_bits & _RG else None
-    gy = None
-    if y._dispatch_bits & _RG:
-        gy = _grad_for(_wrapped(np.negative(g._array), g), y)
-    if gx is _BAIL or gy is _BAIL:
-        return None
-    return gx, gy
+    gy = _grad_for(_wrapped(np.negative(g._array), g), y) if y._dispatch_bits & _RG else None
+    return _pair(gx, gy)
 
 
 def mul_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     # mul.Tensor: ``g * other`` and ``g * self`` (the kernel's ``ndarray.__mul__``), each
     # summed to its input's shape; mul.Scalar (a number) takes the formula.
-    if len(args) != 2:
+    xy = _operands(g, args)
+    if xy is None:
         return None
-    x, y = args
-    if not _plain(g, x, y):
-        return None
+    x, y = xy
     ga = g._array
     gx = _grad_for(_wrapped(_mul(ga, y._array), g), x) if x._dispatch_bits & _RG else None
     gy = _grad_for(_wrapped(_mul(ga, x._array), g), y) if y._dispatch_bits & _RG else None
-    if gx is _BAIL or gy is _BAIL:
-        return None
-    return gx, gy
+    return _pair(gx, gy)
 
 
 def neg_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
