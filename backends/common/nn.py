@@ -367,22 +367,12 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             lo, hi = int(min_all(safe)), int(max_all(safe))
             if lo < 0 or hi >= classes:
                 raise IndexError(f"{op}(): Target {hi if hi >= classes else lo} is out of bounds.")
+        gc = _compute(g, dt)
         if x.ndim == 2 and x.size and fastpaths.ENABLED and fancy_writes:
-            # Note [Cross-entropy fast path]: one shift for the batch, per-row when a row's
-            # sum could underflow under it.
-            n = x.shape[0]
-            e = xp.exp(a - max_all(a))
-            sums = row_sum(e)
-            floor = tiny_sums.get(a.dtype)
-            if floor is None:
-                floor = tiny_sums[a.dtype] = _floor(xp.finfo(a.dtype))
-            if not float(min_all(sums)) >= floor:
-                e = xp.exp(a - xp.max(a, axis=1, keepdims=True))
-                sums = row_sum(e)
-            p = e / sums[:, None]
-            p[_rows(n), safe] -= 1
-            if kept != n:  # ignored rows: 0 * p, NaN where p is (PyTorch's gradient too)
-                p *= keep[:, None]
+            if kept == t.size:
+                return make(astype(rows_grad(a, safe, gc, mode), dt, copy=False), dt, dev)
+            p = _softmax_minus_hot(a, safe)
+            p *= keep[:, None]  # ignored rows: 0 * p, NaN where p is (PyTorch's gradient too)
         else:
             shifted = a - xp.max(a, axis=cdim, keepdims=True) if a.size else a
             e = xp.exp(shifted)
@@ -392,7 +382,26 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             hot = xp.reshape(xp.arange(classes), tuple(shape)) == xp.expand_dims(safe, cdim)
             # Arithmetic on bools is NumPy's, not the standard's: the masks as p's dtype.
             p = (p - retype(hot, p.dtype)) * retype(xp.expand_dims(keep, cdim), p.dtype)
-        gc = _compute(g, dt)
+        return make(astype(_scaled(p, gc, mode, kept, cdim), dt, copy=False), dt, dev)
+
+    def _softmax_minus_hot(a: Any, targets: Any) -> Any:
+        """Note [Cross-entropy fast path]: ``softmax(a) - one_hot(targets)`` of a non-empty
+        (N, C) matrix with targets in range: one shift for the batch, per-row when a row's
+        sum could underflow under it.  An out-of-range target raises IndexError."""
+        e = xp.exp(a - max_all(a))
+        sums = row_sum(e)
+        floor = tiny_sums.get(a.dtype)
+        if floor is None:
+            floor = tiny_sums[a.dtype] = _floor(xp.finfo(a.dtype))
+        if not float(min_all(sums)) >= floor:
+            e = xp.exp(a - xp.max(a, axis=1, keepdims=True))
+            sums = row_sum(e)
+        p = e / sums[:, None]
+        p[_rows(a.shape[0]), targets] -= 1
+        return p
+
+    def _scaled(p: Any, gc: Any, mode: str, kept: int, cdim: int) -> Any:
+        """``p`` times the incoming gradient, over the rows kept for a mean (in place)."""
         if mode == "none":
             p *= xp.expand_dims(gc, cdim)
         elif mode == "mean":
@@ -400,7 +409,18 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 p *= gc / kept
         else:
             p *= gc
-        return make(astype(p, dt, copy=False), dt, dev)
+        return p
+
+    def rows_grad(a: Any, targets: Any, gc: Any, mode: str) -> Any:
+        """The fast case's arithmetic, no row ignored: ``cross_entropy_backward`` of a
+        non-empty (N, C) float32/float64 matrix ``a``, N int64 ``targets`` all in [0, C),
+        the incoming gradient's array ``gc`` (0-d, or (N,) for mode "none").  The backward
+        lane calls it (Note [Backward lanes] in tensor/autograd/_lanes.py) after its own
+        checks, so the two compute the same bits.  An out-of-range target raises IndexError."""
+        return _scaled(_softmax_minus_hot(a, targets), gc, mode, a.shape[0], 1)
+
+    if fancy_writes and not meta:
+        cross_entropy_backward.rows_grad = rows_grad  # type: ignore[attr-defined]
 
     return {
         "_cross_entropy_backward": cross_entropy_backward,

@@ -14,6 +14,10 @@ from ._graph import run_backward
 
 __all__ = ["backward", "grad"]
 
+# ``_lanes.seed``, set by ``_lanes.install`` (Note [Backward lanes]): the implicit
+# gradient of ``loss.backward()`` without a dispatched ``ones_like``, or None.
+_seed: Any = None
+
 
 def _as_tuple(x: Any) -> tuple[Any, ...]:
     if x is None:
@@ -40,7 +44,10 @@ def _make_grads(outputs: tuple[Any, ...], grads: tuple[Any, ...], what: str) -> 
                     f"{what}: grad can be implicitly created only for real scalar outputs, but "
                     f"output {i} has dtype {out.dtype.name}; pass a gradient for it"
                 )
-            g = ops.core.ones_like.default(out)
+            seed = _seed
+            g = seed(out) if seed is not None else None
+            if g is None:
+                g = ops.core.ones_like.default(out)
         elif tuple(g.shape) != tuple(out.shape):
             raise RuntimeError(
                 f"{what}: mismatch in shape: grad_output[{i}] has a shape of {list(g.shape)} and "

@@ -1,7 +1,8 @@
 """The autograd graph and its engine.
 
-Imports: the standard library, sibling autograd modules, and ``backends.common.fastpaths``
-(the switch of Note [Fast-path switch], which stealing gradients tests; a leaf module).
+Imports: the standard library, NumPy (whose views' layout stealing a gradient's base
+reads), sibling autograd modules, and ``backends.common.fastpaths`` (the switch of Note
+[Fast-path switch], which stealing gradients tests; a leaf module).
 The engine calls operators through the tensors it is given; it never imports
 ``tensor._tensor``.
 
@@ -29,12 +30,15 @@ from collections.abc import Callable, Sequence
 from sys import getrefcount
 from typing import Any
 
+import numpy as np
+
 from backends.common import fastpaths
 
 from . import _grad_mode
 
 __all__ = ["AccumulateGrad", "Node", "run_backward"]
 
+_ndarray = np.ndarray
 _sequence = itertools.count()
 new_seq = _sequence.__next__  # a node's sequence number: later nodes run first
 
@@ -155,12 +159,11 @@ def _whole_view_base(grad: Any, var: Any) -> Any:
         and owner.flags.c_contiguous
         and owner.size > 0
     )
-    if not same:
-        return None
-    where = getattr(array, "__array_interface__", None)
-    if where is None or where["data"] != owner.__array_interface__["data"]:
-        return None
-    return base
+    # The same data pointer too: a NumPy view of ``owner`` (``array.base is owner``) lies
+    # within owner's buffer (indexing cannot leave it, and ``ndarray(buffer=owner,
+    # offset=...)`` checks the bounds; ``as_strided``'s result has another base), and one
+    # with owner's shape and strides spans all of it, so it starts where owner starts.
+    return base if same and type(owner) is _ndarray else None
 
 
 def _refs_in_apply(grads: list[Any]) -> int:

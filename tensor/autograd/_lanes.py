@@ -46,8 +46,9 @@ from typing import Any
 
 import numpy as np
 
+from backends.common import fastpaths
 from backends.common.ternary import mask_zero_fn
-from dispatch import REQUIRES_GRAD_BIT, ops
+from dispatch import REQUIRES_GRAD_BIT, DispatchKey, DispatchKeySet, _tls, ops
 
 from .. import _dtype
 from .._inplace_or_view import mark_view
@@ -57,12 +58,14 @@ from ..optable import elementwise as _elementwise
 from ..optable import linalg as _linalg
 from ..optable import nn as _nn
 from ..optable import shape as _shape
+from . import _backward
 
 __all__ = ["install"]
 
 Lane = Callable[[Any, tuple[Any, ...], Any], Any]
 
 _DTYPES = frozenset({_dtype.float32, _dtype.float64})
+_DEFAULT_SETS = (_tls.DEFAULT_INCLUDED, _tls.DEFAULT_KEEP)  # Note [Default key sets]
 _UNSIGNED = {np.dtype("float32"): np.dtype("uint32"), np.dtype("float64"): np.dtype("uint64")}
 _ndarray = np.ndarray
 _matmul = np.matmul
@@ -240,7 +243,13 @@ def transpose_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
 
 def cross_entropy_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     # ``_cross_entropy``'s first case (class targets, no weights or smoothing, no graph
-    # recorded): the same fused kernel call, without binding the call or the packet.
+    # recorded): the fused kernel, without binding the call or the packet.  A batch of
+    # (N, C) logits whose targets are all >= 0 with a negative ignore_index (the default
+    # -100: no row ignored) goes straight to the CPU kernel's arithmetic (``rows_grad``,
+    # the same function its fast path calls, so the same bits): the forward that recorded
+    # this node already checked the targets' range (a target >= C still raises in the
+    # arithmetic; then the kernel runs and raises PyTorch's error).  Anything else: the
+    # kernel, called as the formula calls it.
     n = len(args)
     if n < 2 or n > 6:
         return None
@@ -253,10 +262,51 @@ def cross_entropy_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
         return None
     if target._dtype.is_floating_point or not _plain(g, x):
         return None
+    mode = _REDUCTIONS.get(reduction) if type(reduction) is int else None
+    a, t, ga = x._array, target._array, g._array
+    if (
+        mode is not None
+        and type(ignore) is int
+        and ignore < 0
+        and a.ndim == 2
+        and a.size
+        and target._dtype is _dtype.int64
+        and type(t) is _ndarray
+        and t.shape == a.shape[:1]
+        and ga.shape == (t.shape if mode == "none" else ())
+        and _min_all(t) >= 0
+    ):
+        rows_grad = getattr(_CROSS_ENTROPY_BACKWARD.below(_CPU_BITS), "rows_grad", None)
+        if rows_grad is not None:
+            try:
+                p = rows_grad(a, t, ga, mode)
+            except IndexError:
+                p = None  # a target >= C: the kernel raises PyTorch's error
+            if p is not None:
+                return make(p, x._dtype, x._device), None, None
     return _CROSS_ENTROPY_BACKWARD(g, x, target, reduction, ignore), None, None
 
 
 _CROSS_ENTROPY_BACKWARD = ops.core._cross_entropy_backward.default
+_CPU_BITS = DispatchKeySet(DispatchKey.CPU).bits  # the kernel at the CPU key
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}  # backends.common.nn.REDUCTIONS
+_min_all = np.minimum.reduce
+
+
+def seed(out: Any) -> Any:
+    """``ones_like(out)``, the gradient ``out.backward()`` starts from, as the CPU kernel
+    makes it (a new ``ones`` array of the output's shape and dtype), for a plain CPU tensor
+    under the default thread state; None otherwise (the dispatched call: a Python mode
+    sees it, a plug-in or CUDA device makes its own)."""
+    if type(out) is not Tensor or not fastpaths.ENABLED:
+        return None
+    if _tls.NONDEFAULT[0] and _tls.state.sets != _DEFAULT_SETS:
+        return None
+    a = out._array
+    if type(a) is not _ndarray:
+        return None
+    return make(np.ones(a.shape, a.dtype), out._dtype, out._device)
+
 
 LANES: dict[Any, Lane] = {
     _linalg._mm: mm_lane,
@@ -280,6 +330,7 @@ def install() -> None:
     guards hold for all of them."""
     for formula, lane in LANES.items():
         formula.lane = lane  # type: ignore[attr-defined]
+    _backward._seed = seed
     for row in OP_TABLE:
         inline = _INLINE.get(row.name)  # formulas made inline in the table
         if inline is not None:

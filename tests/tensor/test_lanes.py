@@ -271,6 +271,7 @@ def test_transpose(
     ignore=st.sampled_from([-100, 0]),
     weighted=st.booleans(),
     smoothing=st.sampled_from([0.0, 0.1]),
+    ignored_row=st.booleans(),
     seed=st.integers(0, 2**16),
 )
 def test_cross_entropy(
@@ -281,11 +282,17 @@ def test_cross_entropy(
     ignore: int,
     weighted: bool,
     smoothing: float,
+    ignored_row: bool,
     seed: int,
 ) -> None:
+    # ``ignored_row``: the first target is the ignore_index, so the lane's arithmetic
+    # (every target >= 0 under a negative ignore_index: no row ignored) must not run.
     rng = np.random.default_rng(seed)
     x = _leafy(_tensor(rng, (batch, classes), dtype, "C"), True)
-    y = tt.tensor(rng.integers(0, classes, batch))
+    targets = rng.integers(0, classes, batch)
+    if ignored_row:
+        targets[0] = ignore
+    y = tt.tensor(targets)
     weight = _tensor(rng, (classes,), dtype, "C").abs() if weighted else None
     out = tt.nn.functional.cross_entropy(
         x, y, weight=weight, reduction=reduction, ignore_index=ignore, label_smoothing=smoothing
@@ -405,3 +412,56 @@ def test_keyword_calls_take_the_formula(monkeypatch: pytest.MonkeyPatch) -> None
     out.sum().backward()
     assert "add_lane" not in calls
     np.testing.assert_array_equal(x.grad.numpy(), np.ones((2, 3)))
+
+
+def test_cross_entropy_lane_takes_the_kernels_arithmetic(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The training step's case (a negative ignore_index, no target equal to it) goes
+    # from the lane to the CPU kernel's ``rows_grad`` directly; a target at the
+    # ignore_index, or an ignore_index >= 0, goes through the kernel's own call.
+    kernel = _lanes._CROSS_ENTROPY_BACKWARD.below(_lanes._CPU_BITS)
+    direct: list[str] = []
+    rows_grad = kernel.rows_grad
+
+    def counted(*args: Any) -> Any:
+        direct.append(args[3])
+        return rows_grad(*args)
+
+    monkeypatch.setattr(kernel, "rows_grad", counted)
+    F = tt.nn.functional
+    x = tt.tensor(np.arange(12.0).reshape(4, 3), dtype=tt.float32, requires_grad=True)
+    for targets, ignore, reached in (
+        ([0, 2, 1, 1], -100, True),
+        ([0, -100, 1, 1], -100, False),
+        ([0, 2, 1, 1], 5, False),
+    ):
+        direct.clear()
+        F.cross_entropy(x, tt.tensor(targets), ignore_index=ignore).backward()
+        assert direct == (["mean"] if reached else []), (targets, ignore)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1)])
+def test_backward_seed_is_ones_like(shape: tuple[int, ...], dtype: str) -> None:
+    # ``out.backward()``'s implicit gradient: ``seed`` makes what the dispatched
+    # ``ones_like`` makes, and declines under the fast-path switch.
+    out = tt.ones(*shape, dtype=getattr(tt, dtype))
+    got, want = _lanes.seed(out), tt.ones_like(out)
+    assert got.dtype is want.dtype and got.shape == want.shape
+    assert got.stride() == want.stride() and got.device == want.device
+    assert got._array.tobytes() == want._array.tobytes()
+    assert got._array is not out._array and not got.requires_grad
+    with fastpaths.disabled():
+        assert _lanes.seed(out) is None
+
+
+def test_backward_seed_dispatches_under_a_mode() -> None:
+    # Under a Python mode the seed is the dispatched ones_like, as PyTorch's _make_grads
+    # calls torch.ones_like: the mode sees it.
+    from tensor.modes import LoggingMode
+
+    x = tt.ones(3, requires_grad=True)
+    loss = (x * x).sum()
+    with LoggingMode() as log:
+        loss.backward()
+    assert log.lines[0].startswith("core::ones_like(float32[scalar]@cpu)")
+    np.testing.assert_array_equal(x.grad.numpy(), np.full(3, 2.0, np.float32))
