@@ -27,12 +27,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_fits", "overflows", "wrapped"]
+__all__ = ["check_fits", "limits", "overflows", "wrapped"]
 
 _LIMITS: dict[Any, tuple[float, float]] = {}
 
 
-def _limits(dt: Any) -> tuple[float, float]:
+def limits(dt: Any) -> tuple[float, float]:
+    """The range ``overflows`` allows a finite number in ``dt`` (of its real part for a
+    complex dtype): [min, max] for integers (from -max for unsigned), the largest finite
+    value either side for floats."""
     lim = _LIMITS.get(dt)
     if lim is None:
         np_dt = dt.to_real().numpy_dtype if dt.is_complex else dt.numpy_dtype
@@ -58,7 +61,7 @@ def overflows(value: Any, dt: Any) -> bool:
             value = value.real
         else:
             return overflows(value.real, dt.to_real()) or overflows(value.imag, dt.to_real())
-    lo, hi = _limits(dt)
+    lo, hi = limits(dt)
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return dt.category == 1

@@ -1,6 +1,7 @@
 """Kernels of the in-place and ``out=`` forms, made from the functional kernels, once.
 
-Imports: ``dispatch`` (the schema parser) and ``backends.common``.
+Imports: NumPy (its array type, for the in-place overlap shortcut), ``dispatch`` (the schema
+parser) and ``backends.common``.
 
 ``kernels(front, found, module)`` takes a backend's functional kernels
 (``{"add.Tensor": kernel}``) and returns the kernels of every in-place and out row of
@@ -24,6 +25,8 @@ from collections.abc import Callable
 from types import FunctionType
 from typing import Any
 
+import numpy as np
+
 from dispatch import parse_schema
 
 from . import errors, fastpaths, overlap, shape_rules
@@ -32,6 +35,8 @@ from .frontend import FrontEnd
 from .numbers import check_fits, wrapped
 
 __all__ = ["assign", "kernels", "mutation_kernels", "write_into", "write_out"]
+
+_ndarray = np.ndarray
 
 _ELEMENTWISE = frozenset({"unary", "binary", "ternary"})
 
@@ -100,16 +105,17 @@ def _inplace(
         return _direct_inplace(front, name, functional, *direct)
     # Note [Ternary in-place fast path] (backends/common/ternary.py): lerp_, addcmul_,
     # addcdiv_ written straight into self's array when the functional's fast path would
-    # run; it returns None when not, and the general way below runs.
+    # run (refusing partial overlaps itself); it returns None when not, and the general
+    # way below runs.
     fast = getattr(functional, "_in_place_fast", None)
 
     def kernel(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if fast is not None and fast(self, *args, **kwargs) is not None:
+            return self
         if refuses_complex and self._dtype.is_complex:
             raise RuntimeError(f"{name}(): In-place abs is not supported for complex tensors.")
         if elementwise:
             _check_overlap(front, name, self, args, kwargs)
-        if fast is not None and fast(self, *args, **kwargs) is not None:
-            return self
         return write_into(front, name, self, functional(self, *args, **kwargs), ns)
 
     kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
@@ -139,7 +145,15 @@ def _direct_inplace(
 
     def kernel(self: Any, other: Any, **kwargs: Any) -> Any:
         if type(other) is tensor_type:  # Note [Overlapping writes], on both paths
-            overlap.check_in_place(name, self._array, other._array)
+            a, b = self._array, other._array
+            # Two NumPy arrays that each own their memory share none: no call needed.
+            if (
+                type(a) is not _ndarray
+                or type(b) is not _ndarray
+                or a.base is not None
+                or (b.base is not None)
+            ):
+                overlap.check_in_place(name, a, b)
         dt = self._dtype
         if type(other) is tensor_type and other._dtype is dt and fastpaths.ENABLED:
             if not kwargs or (
