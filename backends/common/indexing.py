@@ -136,7 +136,14 @@ def _take_index(xp: Any, x: Any, key: tuple[Any, ...]) -> Any:
             d += 1
     shape = tuple(x.shape)
     dims = [dim for dim, _ in parts]
-    arrays = xp.broadcast_arrays(*(a for _, a in parts))
+    try:
+        arrays = xp.broadcast_arrays(*(a for _, a in parts))
+    except ValueError:  # PyTorch's IndexError (an empty mask beside a non-empty index, too)
+        shapes = ", ".join(str(list(a.shape)) for _, a in parts)
+        raise IndexError(
+            f"index(): shape mismatch: indexing tensors could not be broadcast together with "
+            f"shapes {shapes}"
+        ) from None
     index_shape = tuple(arrays[0].shape)
     flat = None
     for dim, a in zip(dims, arrays, strict=True):
