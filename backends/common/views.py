@@ -110,6 +110,17 @@ def kernels(front: FrontEnd, fns: dict[str, Callable[..., Any]]) -> dict[str, An
         axes[a], axes[b] = b, a
         return make(permute_dims(x, axes), self._dtype, self._device)
 
+    def t(self: Any) -> Any:
+        n = self._array.ndim
+        if n > 2:
+            raise RuntimeError(
+                f"t(): t() expects a tensor with <= 2 dimensions, but self is {n}D; use "
+                f"transpose(dim0, dim1) or .mT for batches of matrices"
+            )
+        return transpose(self, 0, 1 if n == 2 else 0)
+
+    t.plain_transpose = True  # type: ignore[attr-defined]  (linear's autocast fast path)
+
     def permute(self: Any, dims: Any) -> Any:
         x = self._array
         dims = list(dims)
@@ -275,6 +286,7 @@ def kernels(front: FrontEnd, fns: dict[str, Callable[..., Any]]) -> dict[str, An
         "view": view,
         "reshape": reshape,
         "transpose.int": transpose,
+        "t": t,
         "permute": permute,
         "expand": expand,
         "select.int": select,

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from dispatch import Library, ops
-
-from . import shape
+from dispatch import DispatchKey, DispatchKeySet, Library, ops
 
 __all__ = ["KERNELS", "register"]
 
 core = ops.core
+_BELOW_INPLACE = DispatchKeySet.full_after(DispatchKey.ADInplaceOrView).bits
 
 
 def _reduce(loss: Any, reduction: int, op: str) -> Any:
@@ -65,7 +64,8 @@ def _linear_lower_precision(bits: int, to: Any, input: Any, weight: Any, bias: A
     if bias is None or getattr(getattr(input, "_array", None), "ndim", 0) != 2:
         return None
     t, addmm = core.t.default, core.addmm.default
-    if t.below(bits & t._state.mask) is not shape.t:
+    # t's backend kernel (below its ADInplaceOrView kernel, which only marks the view).
+    if not getattr(t.below(bits & _BELOW_INPLACE & t._state.mask), "plain_transpose", False):
         return None
     fused = getattr(addmm.below(bits & addmm._state.mask), "linear_lower_precision", None)
     return None if fused is None else fused(bias, input, weight, to)

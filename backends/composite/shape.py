@@ -32,16 +32,6 @@ def _dim(op: str, dim: int, ndim: int, arg: str = "dim") -> int:
     return dim % size
 
 
-def t(self: Any) -> Any:
-    n = self.ndim
-    if n > 2:
-        raise RuntimeError(
-            f"t(): t() expects a tensor with <= 2 dimensions, but self is {n}D; use "
-            f"transpose(dim0, dim1) or .mT for batches of matrices"
-        )
-    return core.transpose.int(self, 0, 1 if n == 2 else 0)  # type: ignore[no-any-return]
-
-
 def narrow(self: Any, dim: int, start: int, length: int) -> Any:
     if self.ndim == 0:
         raise RuntimeError("narrow(): narrow() cannot be applied to a 0-dim tensor.")
@@ -149,7 +139,6 @@ def tile(self: Any, dims: Any) -> Any:
 
 
 KERNELS: dict[str, Any] = {
-    "t": t,
     "narrow": narrow,
     "chunk": chunk,
     "flatten.using_ints": flatten,

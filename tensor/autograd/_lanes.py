@@ -243,6 +243,14 @@ def transpose_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     return (_view_t(g),)
 
 
+def t_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # t() of a matrix: the gradient is the transpose back (t of a vector or a scalar
+    # takes the formula).
+    if len(args) != 1 or not _plain(g) or g._array.ndim != 2:
+        return None
+    return (_view_t(g),)
+
+
 def cross_entropy_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     # ``_cross_entropy``'s first case (class targets, no weights or smoothing, no graph
     # recorded): the fused kernel, without binding the call or the packet.  A batch of
@@ -318,6 +326,7 @@ LANES: dict[Any, Lane] = {
     _elementwise._sub: sub_lane,
     _elementwise._mul: mul_lane,
     _shape._transpose: transpose_lane,
+    _shape._t: t_lane,
     _nn._cross_entropy: cross_entropy_lane,
 }
 

@@ -86,6 +86,11 @@ def _transpose(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 
 
 @_grad.saves()
+def _t(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    return (core.t(g),)
+
+
+@_grad.saves()
 def _permute(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     ndim = a["self"].ndim
     dims = [d % ndim for d in a["dims"]]
@@ -176,6 +181,9 @@ _VIEWS: tuple[OpInfo, ...] = (
     ),
     _view("transpose", "transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
           grad=_transpose),
+    # PyTorch's t is an operator of its own (CompositeExplicitAutograd, TBackward0), not
+    # transpose's composite: one dispatch for F.linear's weight.
+    _view("t", "t(Tensor(a) self) -> Tensor(a)", grad=_t),
     _view("permute", "permute(Tensor(a) self, int[] dims) -> Tensor(a)", py="permute",
           grad=_permute),
     _view(
@@ -214,7 +222,6 @@ _VIEWS: tuple[OpInfo, ...] = (
 
 # -- composites of the views ------------------------------------------------------------------------
 _COMPOSITES: tuple[OpInfo, ...] = (
-    _composite("t", "t(Tensor(a) self) -> Tensor(a)"),
     _composite("narrow", "narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"),
     _composite("chunk", "chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"),
     _composite(
