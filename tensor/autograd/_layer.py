@@ -38,7 +38,9 @@ PyTorch does.
 
 from __future__ import annotations
 
+import linecache
 from collections.abc import Callable, Sequence
+from types import CodeType
 from typing import Any
 
 from backends.common import fastpaths
@@ -55,10 +57,12 @@ from . import _grad_mode
 from ._graph import Node, new_seq
 from ._views import (
     _FLOAT_KIND,
+    _NO_EDGE,
     CopySlices,
     _is_differentiable,
     _outputs,
     _rebase_view,
+    edge_of,
     edges_of,
     mark_requires_grad,
 )
@@ -410,10 +414,8 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
 
     save_nothing = positional_saved is _save_nothing
 
-    def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
-        out = below(keyset._bits & _AFTER_BITS)(*args, **kwargs)
-        if not grad_state.grad_enabled:
-            return out
+    def record(out: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Record the call that gave ``out`` (grad mode on)."""
         inputs = args[:lead] if 0 <= lead <= len(args) else _collect(schema, args, kwargs)
         for t in inputs:
             if t is not None and t._dispatch_bits & REQUIRES_GRAD_BIT:
@@ -473,8 +475,176 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
             node._view_version = first._version
         return out
 
-    kernel.__qualname__ = kernel.__name__ = f"autograd_{op.name.split('::')[1].replace('.', '_')}"
+    name = f"autograd_{op.name.split('::')[1].replace('.', '_')}"
+    if lead > 0 and positional_saved is not None:
+        generated = _generated_kernel(
+            name, op, formula, below, record, lead, specs, _plan(schema, spec), keep_out
+        )
+        if generated is not None:
+            return generated
+
+    def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
+        out = below(keyset._bits & _AFTER_BITS)(*args, **kwargs)
+        if not grad_state.grad_enabled:
+            return out
+        return record(out, args, kwargs)
+
+    kernel.__qualname__ = kernel.__name__ = name
     return kernel
+
+
+# Note [Generated recording]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The common recorded call (Note [Recording cost]: leading tensor arguments passed by
+# position, no keywords, one tensor output) is ``record``'s first case; for an operator
+# whose formula saves only leading tensor arguments (``self:other``: self, when other
+# requires grad) and perhaps its result, that case is generated as source for the
+# operator, like the call paths (Note [Specialised call paths] in dispatch/_callpath.py):
+# the leading tensors unpacked into locals, each one's requires-grad bit read once and
+# reused for its edge and for the saves it conditions, the saved versions as literal
+# appends, no loop over a plan and no ``edges_of`` frame.  ~0.5 us less a recorded
+# ``a + b`` (ci/bench/autograd.py, "rec." columns).  Anything else in a call (keywords,
+# fewer positional tensors, a tuple or list result) goes to ``record``, as do operators
+# whose saves name a non-leading argument, and every call with the fast-path switch off
+# (Note [Fast-path switch]).  It records exactly what ``record`` would:
+# ``tests/tensor/test_autograd_formulas.py`` records every op-database sample's calls
+# again through ``record`` (each generated kernel keeps it as ``.record``) and compares
+# the nodes: edges, arguments, saved versions, result.
+_RECORD = """\
+def {name}(keyset, /, *args, **kwargs):
+    out = _below(keyset._bits & _AFTER_BITS)(*args, **kwargs)
+    if not _grad_state.grad_enabled:
+        return out
+    if kwargs or len(args) < {lead} or not _fastpaths.ENABLED:
+        return _record(out, args, kwargs)
+{unpack}\
+    if not ({any_grad}):
+        return out
+    dt = getattr(out, "_dtype", None)
+    if dt is None:  # a tuple or list of outputs
+        return _record(out, args, kwargs)
+    node = _new(_OpNode)
+    node.next_functions = ({edges})
+    node.seq = _new_seq()
+    node.op = _op
+    node.formula = _formula
+    node._bound = node._kwargs = None
+    node._args = args
+{save}\
+    if dt.category >= _FLOAT:
+        out.grad_fn = node
+        if out._output_nr:
+            out._output_nr = 0
+        out._dispatch_bits |= _RG
+    if out._base is not None:
+        node._view_version = out._version
+    return out
+"""
+
+
+def _plan(schema: Any, spec: Spec | None) -> list[tuple[int, int]] | None:
+    """The saves of ``spec`` as (argument index, condition index or -1) over the schema's
+    positional arguments; None when a save names an argument that is not positional."""
+    if spec is None:
+        return None
+    index = {a.name: i for i, a in enumerate(schema.arguments) if not a.kwarg_only}
+    plan = []
+    for name, condition in spec[0]:
+        if name not in index or (condition and condition not in index):
+            return None
+        plan.append((index[name], index[condition] if condition else -1))
+    return plan
+
+
+def _generated_kernel(
+    name: str,
+    op: OpOverload,
+    formula: Formula,
+    below: Callable[..., Any],
+    record: Callable[..., Any],
+    lead: int,
+    specs: Any,
+    plan: list[tuple[int, int]] | None,
+    keep_out: bool,
+) -> Callable[..., Any] | None:
+    """Note [Generated recording]: the Autograd kernel of ``op`` as generated source, or
+    None when its saves name an argument beyond the leading tensors."""
+    if plan is None or any(i >= lead or c >= lead for i, c in plan):
+        return None
+    optional = [kind == "optional_tensor" for _, _, kind in specs[:lead]]
+    unpack = []
+    for k in range(lead):
+        unpack.append(f"    a{k} = args[{k}]\n")
+        if optional[k]:
+            unpack.append(f"    r{k} = a{k} is not None and a{k}._dispatch_bits & _RG\n")
+        else:
+            unpack.append(f"    r{k} = a{k}._dispatch_bits & _RG\n")
+    edges = "".join(f"_edge_of(a{k}) if r{k} else _NO_EDGE, " for k in range(lead))
+    save = []
+    if keep_out:
+        save.append("    node.out = saved = out.detach()\n")
+    else:
+        save.append("    node.out = None\n")
+    save.append("    versions = node.versions = []\n")
+    for i, c in plan:
+        value = f"(saved if a{i} is out else a{i})" if keep_out else f"a{i}"
+        cond = f"r{c}" if c >= 0 else ""
+        if optional[i]:
+            cond = f"a{i} is not None" + (f" and {cond}" if cond else "")
+        save.extend(_append_version(value, cond))
+    if keep_out:
+        save.extend(_append_version("saved", ""))
+    source = _RECORD.format(
+        name=name,
+        lead=lead,
+        unpack="".join(unpack),
+        any_grad=" or ".join(f"r{k}" for k in range(lead)),
+        edges=edges,
+        save="".join(save),
+    )
+    env = {
+        "_below": below,
+        "_AFTER_BITS": _AFTER_BITS,
+        "_grad_state": _grad_mode.state,
+        "_record": record,
+        "_fastpaths": fastpaths,
+        "_new": _new,
+        "_OpNode": OpNode,
+        "_new_seq": new_seq,
+        "_op": op,
+        "_formula": formula,
+        "_FLOAT": _FLOAT_KIND,
+        "_RG": REQUIRES_GRAD_BIT,
+        "_edge_of": edge_of,
+        "_NO_EDGE": _NO_EDGE,
+    }
+    filename = f"<autograd recording {op.name}>"
+    code = _RECORD_CODE.get(source)
+    if code is None:
+        code = _RECORD_CODE[source] = compile(source, filename, "exec")
+    exec(code, env)  # noqa: S102
+    kernel: Callable[..., Any] = env[name]
+    kernel.record = record  # type: ignore[attr-defined]  (the tests compare the two)
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    GENERATED[op] = kernel
+    return kernel
+
+
+# Operator -> its generated Autograd kernel (Note [Generated recording]).
+GENERATED: dict[OpOverload, Callable[..., Any]] = {}
+
+
+_RECORD_CODE: dict[str, CodeType] = {}
+
+
+def _append_version(value: str, condition: str) -> list[str]:
+    """Source lines appending ``(value, its version)`` to ``versions`` (when ``condition``)."""
+    indent = "        " if condition else "    "
+    lines = [f"    if {condition}:\n"] if condition else []
+    lines.append(f"{indent}t = {value}\n")
+    lines.append(f"{indent}c = t._version_counter\n")
+    lines.append(f"{indent}versions.append((t, 0 if c is None else c[0]))\n")
+    return lines
 
 
 # -- in-place operators -------------------------------------------------------------------------

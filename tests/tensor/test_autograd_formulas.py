@@ -968,6 +968,42 @@ def test_calls_recorded_without_binding_save_what_binding_saves(entry: OpEntry) 
         pytest.skip("no call of this entry is recorded without binding")
 
 
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_generated_recording_records_what_record_does(entry: OpEntry) -> None:
+    """Note [Generated recording]: each node a generated kernel made, recorded again by
+    the kernel's general ``record`` from the same arguments and an alias of the same
+    output, is the same: operator and formula, arguments, edges (the same nodes), the
+    saved versions (the same tensors; the result as a detached alias), result kept or
+    not, view version."""
+    from tensor.autograd._layer import GENERATED
+
+    checked = 0
+    for sample in _float64_samples(entry):
+        args, kwargs, _ = _leaves(sample, tt)
+        outs = _differentiable_outputs(entry.call(tt, *args, **kwargs))
+        for node in _op_nodes(outs):
+            kernel = GENERATED.get(node.op)
+            # Several results (a tuple: the generated kernel hands those to ``record``).
+            if kernel is None or node._args is None or node._num_outputs != 1:
+                continue
+            out = node.out
+            # A result not kept: any tensor of a float dtype stands in for it.
+            alias = tt.zeros(1, dtype=tt.float64) if out is None else out.detach()
+            again = kernel.record(alias, node._args, {}).grad_fn
+            assert type(again) is type(node) and again.op is node.op, node.op
+            assert again.formula is node.formula and again._args is node._args, node.op
+            assert again.next_functions == node.next_functions, node.op
+            assert (again.out is None) == (node.out is None), node.op
+            assert len(again.versions) == len(node.versions), node.op
+            for (t, v), (u, w) in zip(again.versions, node.versions, strict=True):
+                assert v == w, node.op
+                if t is not u:  # the saved result: a detached alias of the same array
+                    assert t._array is u._array and t.grad_fn is None, node.op
+            checked += 1
+    if not checked:
+        pytest.skip("no call of this entry is recorded by a generated kernel")
+
+
 def test_formulas_that_do_not_save_the_result_never_read_it() -> None:
     """The result is kept only for formulas that name it (``saves("result")``); the
     others get None, so their source must not read it (its shape is the gradient's)."""
