@@ -181,10 +181,12 @@ class OpNode(Node):
         return "".join(part.capitalize() for part in base.split("_")) + "Backward0"
 
     def apply(self, grads: list[Any]) -> Sequence[Any]:
-        if self._freed:
+        versions = self.versions
+        if versions is None:  # _freed, inline
             self.check_not_freed()
-        for t, version in self.versions:
-            if t._version != version:
+        for t, version in versions:
+            counter = t._version_counter  # t._version, inline
+            if (0 if counter is None else counter[0]) != version:
                 raise RuntimeError(
                     f"one of the variables needed for gradient computation has been modified by "
                     f"an inplace operation: [{t.dtype.name} tensor of shape {list(t.shape)}], "
