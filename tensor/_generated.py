@@ -121,6 +121,10 @@ def _generate(op: OpInfo, receiver: str) -> Callable[..., Any]:
         if len(positional) == 1 and not keywords and not discriminants:
             # One tensor argument (tt.sin(x)): the overload's one-tensor entry, if it has one.
             env[f"_ov{i}"] = getattr(ov, "call1", ov)
+        elif len(positional) == 2 and not keywords and not discriminants:
+            # Two tensor arguments (tt.mm(a, b)): the two-tensor entry, if it has one (it
+            # takes the general entry for anything that is not two tensors).
+            env[f"_ov{i}"] = getattr(ov, "call2", ov)
         wrap = ""
         if len(schema.returns) > 1 and all(r.name for r in schema.returns):
             env[f"_rt{i}"] = return_types.get(op.name, tuple(r.name for r in schema.returns))  # type: ignore[misc]
