@@ -49,9 +49,11 @@ from dispatch import (
     DispatchKey,
     DispatchKeySet,
     OpOverload,
+    _callpath,
     _tls,
     ops,
 )
+from dispatch._keys import keyset_from_bits
 
 from . import _grad_mode
 from ._graph import Node, new_seq
@@ -514,7 +516,7 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
 # the nodes: edges, arguments, saved versions, result.
 _RECORD = """\
 def {name}(keyset, /, *args, **kwargs):
-    out = _below(keyset._bits & _AFTER_BITS)(*args, **kwargs)
+{below}\
     if not _grad_state.grad_enabled:
         return out
     if kwargs or len(args) < {lead} or not _fastpaths.ENABLED:
@@ -598,6 +600,7 @@ def _generated_kernel(
         save.extend(_append_version("saved", ""))
     source = _RECORD.format(
         name=name,
+        below=_BELOW_TRACED if _callpath.TRACE else _BELOW_INLINE,
         lead=lead,
         unpack="".join(unpack),
         any_grad=" or ".join(f"r{k}" for k in range(lead)),
@@ -606,6 +609,7 @@ def _generated_kernel(
     )
     env = {
         "_below": below,
+        "_from_bits": keyset_from_bits,
         "_AFTER_BITS": _AFTER_BITS,
         "_grad_state": _grad_mode.state,
         "_record": record,
@@ -626,6 +630,7 @@ def _generated_kernel(
         code = _RECORD_CODE[source] = compile(source, filename, "exec")
     exec(code, env)  # noqa: S102
     kernel: Callable[..., Any] = env[name]
+    kernel.__module__ = __name__  # dump_table and traces name it as the general kernel
     kernel.record = record  # type: ignore[attr-defined]  (the tests compare the two)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     GENERATED[op] = kernel
@@ -637,6 +642,18 @@ GENERATED: dict[OpOverload, Callable[..., Any]] = {}
 
 
 _RECORD_CODE: dict[str, CodeType] = {}
+# The kernel below autograd: ``op.below(bits)(*args, **kwargs)`` without its frame; under
+# DISPATCH_TRACE through ``below`` itself, which logs the hop.
+_BELOW_INLINE = """\
+    ks = keyset._bits & _AFTER_BITS
+    state = _op._state
+    slot = ks.bit_length()
+    if state.with_keyset >> slot & 1:
+        out = state.kernels[slot](_from_bits(ks), *args, **kwargs)
+    else:
+        out = state.kernels[slot](*args, **kwargs)
+"""
+_BELOW_TRACED = "    out = _below(keyset._bits & _AFTER_BITS)(*args, **kwargs)\n"
 
 
 def _append_version(value: str, condition: str) -> list[str]:
