@@ -51,8 +51,11 @@ def max_pool2d(
 
 
 def linear(input: Any, weight: Any, bias: Any = None) -> Any:
-    if input.ndim == 2 and bias is not None:
-        return core.addmm.default(bias, input, core.t.default(weight))
+    if input.ndim == 2:  # PyTorch's graph: AddmmBackward0 (or MmBackward0) over TBackward0
+        if bias is not None:
+            return core.addmm.default(bias, input, core.t.default(weight))
+        if getattr(weight, "ndim", None) == 2:
+            return core.mm.default(input, core.t.default(weight))
     out = core.matmul.default(input, core.t.default(weight))
     return out if bias is None else core.add.Tensor(out, bias)
 

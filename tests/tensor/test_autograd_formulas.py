@@ -908,6 +908,33 @@ def test_graphs_match_torch(name: str) -> None:
     _compare(lambda *xs: (fn(tt, *xs),), lambda *xs: (fn(torch, *xs),), arrays, f"graph {name}")
 
 
+def _names(node: Any) -> Any:
+    """A graph as nested (name, children) tuples; ``None`` for an edge with no node."""
+    if node is None:
+        return None
+    name = node.name().rsplit("::", 1)[-1]  # torch's "torch::autograd::AccumulateGrad"
+    return (name, tuple(_names(n) for n, _ in node.next_functions))
+
+
+@pytest.mark.torch
+def test_linear_and_t_record_pytorchs_nodes() -> None:
+    # t is an operator of its own (TBackward0), and F.linear records addmm over it.
+    torch = _torch()
+
+    def graphs(lib: Any) -> Any:
+        x = lib.ones(4, 3)
+        w, b = lib.ones(2, 3, requires_grad=True), lib.ones(2, requires_grad=True)
+        v = lib.ones(3, requires_grad=True)
+        return [
+            _names(lib.nn.functional.linear(x, w, b).grad_fn),
+            _names(lib.nn.functional.linear(x, w).grad_fn),
+            _names(w.t().grad_fn),
+            _names(v.t().grad_fn),
+        ]
+
+    assert graphs(tt) == graphs(torch)
+
+
 @pytest.mark.torch
 def test_accumulation_retain_graph_and_grad_outputs_match_torch() -> None:
     torch = _torch()
