@@ -527,6 +527,7 @@ def {name}(keyset, /, *args, **kwargs):
     dt = getattr(out, "_dtype", None)
     if dt is None:  # a tuple or list of outputs
         return _record(out, args, kwargs)
+{edge_lines}\
     node = _new(_OpNode)
     node.next_functions = ({edges})
     node.seq = _new_seq()
@@ -583,7 +584,22 @@ def _generated_kernel(
             unpack.append(f"    r{k} = a{k} is not None and a{k}._dispatch_bits & _RG\n")
         else:
             unpack.append(f"    r{k} = a{k}._dispatch_bits & _RG\n")
-    edges = "".join(f"_edge_of(a{k}) if r{k} else _NO_EDGE, " for k in range(lead))
+    edge_lines = []
+    for k in range(lead):  # edge_of (``_views``), its two common cases inline
+        edge_lines.append(
+            f"    if r{k}:\n"
+            f"        fn = a{k}.grad_fn\n"
+            f"        if fn is None:\n"
+            f"            acc = a{k}._grad_accumulator\n"
+            f"            e{k} = (acc, 0) if acc is not None else _edge_of(a{k})\n"
+            f"        elif fn._view_version is None:\n"
+            f"            e{k} = (fn, a{k}._output_nr)\n"
+            f"        else:\n"
+            f"            e{k} = _edge_of(a{k})\n"
+            f"    else:\n"
+            f"        e{k} = _NO_EDGE\n"
+        )
+    edges = "".join(f"e{k}, " for k in range(lead))
     save = []
     if keep_out:
         save.append("    node.out = saved = out.detach()\n")
@@ -605,6 +621,7 @@ def _generated_kernel(
         unpack="".join(unpack),
         any_grad=" or ".join(f"r{k}" for k in range(lead)),
         edges=edges,
+        edge_lines="".join(edge_lines),
         save="".join(save),
     )
     env = {
