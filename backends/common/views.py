@@ -111,7 +111,10 @@ def kernels(front: FrontEnd, fns: dict[str, Callable[..., Any]]) -> dict[str, An
         return make(permute_dims(x, axes), self._dtype, self._device)
 
     def t(self: Any) -> Any:
-        n = self._array.ndim
+        x = self._array
+        n = x.ndim
+        if n == 2 and fastpaths.ENABLED:  # transpose's matrix case, without its frame
+            return make(x.T, self._dtype, self._device)
         if n > 2:
             raise RuntimeError(
                 f"t(): t() expects a tensor with <= 2 dimensions, but self is {n}D; use "

@@ -1,6 +1,6 @@
 """The shape fast paths against the general path (Note [Fast-path switch]) and PyTorch:
 Note [View fast path] (view/reshape with raw sizes, unsqueeze's dim, a matrix's
-transpose behind ``.T``/``mT``) and cat's fast path (one dtype, an int dim), each driven
+transpose behind ``.T``/``mT`` and ``t()``) and cat's fast path (one dtype, an int dim), each driven
 across both sides of its guard by hypothesis.
 """
 
@@ -80,6 +80,22 @@ def test_unsqueeze(x: Any, dim: Any) -> None:
 def test_transpose(x: Any, dims: tuple[Any, Any]) -> None:
     """The matrix fast path (``n == 2``, dims in [-2, 2) and different) and the rest."""
     same_both_ways(lambda a: a.transpose(*dims), x, torch_call=lambda a: a.transpose(*dims))
+
+
+@settings(max_examples=100, deadline=None)
+@given(x=tensors(shapes=_SHAPES, requires_grad=None))
+def test_t(x: Any) -> None:
+    """t's matrix fast path (``n == 2``) and the rest: vectors, scalars, and the error for
+    more than two dims; with a backward (TBackward0) when ``x`` requires grad."""
+
+    def call(a: Any) -> Any:
+        out = a.t()
+        if a.requires_grad:
+            (out * 2).sum().backward()
+            return out, a.grad
+        return out
+
+    same_both_ways(call, x, torch_call=call)
 
 
 @settings(max_examples=100, deadline=None)
