@@ -641,12 +641,18 @@ def _generated_kernel(
         "_edge_of": edge_of,
         "_NO_EDGE": _NO_EDGE,
     }
+    # Compiled once per body (most operators share one: ``sin``'s is ``cos``'s), under a
+    # placeholder name that the function's code then trades for its own (as tensor's
+    # Note [Generated code cache]).
     filename = f"<autograd recording {op.name}>"
-    code = _RECORD_CODE.get(source)
+    generic = source.replace(f"def {name}(", "def _generated(", 1)
+    code = _RECORD_CODE.get(generic)
     if code is None:
-        code = _RECORD_CODE[source] = compile(source, filename, "exec")
+        code = _RECORD_CODE[generic] = compile(generic, "<autograd recording>", "exec")
     exec(code, env)  # noqa: S102
-    kernel: Callable[..., Any] = env[name]
+    kernel: Callable[..., Any] = env.pop("_generated")
+    kernel.__code__ = kernel.__code__.replace(co_name=name, co_qualname=name, co_filename=filename)
+    kernel.__name__ = kernel.__qualname__ = name
     kernel.__module__ = __name__  # dump_table and traces name it as the general kernel
     kernel.record = record  # type: ignore[attr-defined]  (the tests compare the two)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
