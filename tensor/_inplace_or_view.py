@@ -20,8 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from dispatch import DispatchKey, DispatchKeySet, Library, _callpath
-from dispatch._keys import keyset_from_bits as _from_bits
+from dispatch import DispatchKey, DispatchKeySet, Library
 
 from . import _convert, _definitions
 from ._tensor import Tensor, shared_version_counter
@@ -32,7 +31,6 @@ __all__ = ["LIB", "mark_view", "register"]
 LIB: Library | None = None
 _BELOW = DispatchKeySet.full_after(DispatchKey.ADInplaceOrView)
 _BELOW_BITS = _BELOW.bits
-_TRACE = _callpath.TRACE  # under DISPATCH_TRACE the hop goes through op.below, which logs it
 
 
 def mark_view(out: Any, base: Any) -> None:
@@ -55,16 +53,7 @@ def _bump_kernel(op: Any, position: int, name: str) -> Any:
     below = op.below
 
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
-        bits = keyset._bits & _BELOW_BITS
-        if _TRACE:
-            out = below(bits)(*args, **kwargs)
-        else:  # op.below(bits)(...), without its frame (Note [Generated recording])
-            state = op._state
-            slot = bits.bit_length()
-            if state.with_keyset >> slot & 1:
-                out = state.kernels[slot](_from_bits(bits), *args, **kwargs)
-            else:
-                out = state.kernels[slot](*args, **kwargs)
+        out = below(keyset._bits & _BELOW_BITS)(*args, **kwargs)
         t = args[position] if position < len(args) else kwargs[name]
         counter = t._version_counter
         if counter is None:
@@ -101,16 +90,7 @@ def _view_kernel(op: Any, maybe: bool) -> Any:
     below = op.below
 
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
-        bits = keyset._bits & _BELOW_BITS
-        if _TRACE:
-            out = below(bits)(*args, **kwargs)
-        else:  # op.below(bits)(...), without its frame
-            state = op._state
-            slot = bits.bit_length()
-            if state.with_keyset >> slot & 1:
-                out = state.kernels[slot](_from_bits(bits), *args, **kwargs)
-            else:
-                out = state.kernels[slot](*args, **kwargs)
+        out = below(keyset._bits & _BELOW_BITS)(*args, **kwargs)
         self = args[0] if args else kwargs["self"]
         if maybe and not (out is not self and _shares(out._array, self._array)):
             return out
