@@ -21,7 +21,6 @@ passed that very object), in which case forwarding it changes nothing.
 
 from __future__ import annotations
 
-import linecache
 from collections.abc import Callable
 from types import CodeType
 from typing import Any
@@ -29,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from dispatch import FunctionSchema, ops
+from dispatch._codegen import define
 
 from . import _definitions, _wrappers, _wrappers_shape, return_types
 from ._factories import from_numpy
@@ -174,30 +174,15 @@ def _generate(op: OpInfo, receiver: str) -> Callable[..., Any]:
     return fn
 
 
-# Note [Generated code cache]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# compile() was half of this module's import time.  Most generated functions differ
-# only in their name (``def sin(input): return _ov0(input)`` and ``cos``): 412 sources,
-# 110 bodies.  So each source is compiled under a placeholder name, once per body, and
-# the function's code object gets its own name and file name back with
-# ``code.replace``: the function is the one compiling its own source would give.
+# Note [Generated code cache] (dispatch/_codegen.py): each body compiled once.
 _CODE: dict[str, CodeType] = {}
 
 
 def _define(source: str, name: str, filename: str, env: dict[str, Any]) -> Callable[..., Any]:
-    """Run ``source`` (``def <name>(...)``) in ``env``; return the function it defines."""
-    generic = source.replace(f"def {name}(", "def _generated(", 1)
-    code = _CODE.get(generic)
-    if code is None:
-        code = _CODE[generic] = compile(generic, "<tensor generated>", "exec")
-    exec(code, env)  # noqa: S102
-    fn: Callable[..., Any] = env.pop("_generated")
-    fn.__code__ = fn.__code__.replace(co_name=name, co_qualname=name, co_filename=filename)
-    fn.__name__ = fn.__qualname__ = name
+    """Run ``source`` (``def <name>(...)``) in ``env``; return the function it defines
+    (also left in ``env`` under its name)."""
+    fn = define(source, name, filename, env, _CODE, "<tensor generated>")
     env[name] = fn
-    # Its own source under its own file name, for the life of the process (as a module's
-    # is): inspect.getsource(tt.sin) and tracebacks through it show the generated code.
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     return fn
 
 

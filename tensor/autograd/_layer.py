@@ -38,7 +38,6 @@ PyTorch does.
 
 from __future__ import annotations
 
-import linecache
 from collections.abc import Callable, Sequence
 from types import CodeType
 from typing import Any
@@ -53,6 +52,7 @@ from dispatch import (
     _tls,
     ops,
 )
+from dispatch._codegen import define
 from dispatch._keys import keyset_from_bits
 
 from . import _grad_mode
@@ -641,21 +641,11 @@ def _generated_kernel(
         "_edge_of": edge_of,
         "_NO_EDGE": _NO_EDGE,
     }
-    # Compiled once per body (most operators share one: ``sin``'s is ``cos``'s), under a
-    # placeholder name that the function's code then trades for its own (as tensor's
-    # Note [Generated code cache]).
+    # Most operators share a body (``sin``'s is ``cos``'s): Note [Generated code cache].
     filename = f"<autograd recording {op.name}>"
-    generic = source.replace(f"def {name}(", "def _generated(", 1)
-    code = _RECORD_CODE.get(generic)
-    if code is None:
-        code = _RECORD_CODE[generic] = compile(generic, "<autograd recording>", "exec")
-    exec(code, env)  # noqa: S102
-    kernel: Callable[..., Any] = env.pop("_generated")
-    kernel.__code__ = kernel.__code__.replace(co_name=name, co_qualname=name, co_filename=filename)
-    kernel.__name__ = kernel.__qualname__ = name
+    kernel = define(source, name, filename, env, _RECORD_CODE, "<autograd recording>")
     kernel.__module__ = __name__  # dump_table and traces name it as the general kernel
     kernel.record = record  # type: ignore[attr-defined]  (the tests compare the two)
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     GENERATED[op] = kernel
     return kernel
 
