@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from backends.common import fastpaths
+from backends.common.nn import REDUCTIONS
 from backends.common.ternary import mask_zero_fn
 from dispatch import REQUIRES_GRAD_BIT, DispatchKey, DispatchKeySet, _tls, ops
 
@@ -61,13 +62,13 @@ from ..optable import linalg as _linalg
 from ..optable import nn as _nn
 from ..optable import shape as _shape
 from . import _backward
+from ._layer import _DEFAULT_SETS
 
 __all__ = ["install"]
 
 Lane = Callable[[Any, tuple[Any, ...], Any], Any]
 
 _DTYPES = frozenset({_dtype.float32, _dtype.float64})
-_DEFAULT_SETS = (_tls.DEFAULT_INCLUDED, _tls.DEFAULT_KEEP)  # Note [Default key sets]
 _UNSIGNED = {np.dtype("float32"): np.dtype("uint32"), np.dtype("float64"): np.dtype("uint64")}
 _ndarray = np.ndarray
 _matmul = np.matmul
@@ -272,7 +273,7 @@ def cross_entropy_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
         return None
     if target._dtype.is_floating_point or not _plain(g, x):
         return None
-    mode = _REDUCTIONS.get(reduction) if type(reduction) is int else None
+    mode = REDUCTIONS.get(reduction) if type(reduction) is int else None
     a, t, ga = x._array, target._array, g._array
     if (
         mode is not None
@@ -299,7 +300,6 @@ def cross_entropy_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
 
 _CROSS_ENTROPY_BACKWARD = ops.core._cross_entropy_backward.default
 _CPU_BITS = DispatchKeySet(DispatchKey.CPU).bits  # the kernel at the CPU key
-_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}  # backends.common.nn.REDUCTIONS
 _min_all = np.minimum.reduce
 
 

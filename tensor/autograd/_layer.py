@@ -61,10 +61,10 @@ from ._views import (
     _FLOAT_KIND,
     _NO_EDGE,
     CopySlices,
+    _edge,
     _is_differentiable,
     _outputs,
     _rebase_view,
-    edge_of,
     edges_of,
     mark_requires_grad,
 )
@@ -585,17 +585,17 @@ def _generated_kernel(
         else:
             unpack.append(f"    r{k} = a{k}._dispatch_bits & _RG\n")
     edge_lines = []
-    for k in range(lead):  # edge_of (``_views``), its two common cases inline
+    for k in range(lead):  # ``_edge`` (``_views``), its two common cases inline
         edge_lines.append(
             f"    if r{k}:\n"
             f"        fn = a{k}.grad_fn\n"
             f"        if fn is None:\n"
             f"            acc = a{k}._grad_accumulator\n"
-            f"            e{k} = (acc, 0) if acc is not None else _edge_of(a{k})\n"
+            f"            e{k} = (acc, 0) if acc is not None else _edge(a{k})\n"
             f"        elif fn._view_version is None:\n"
             f"            e{k} = (fn, a{k}._output_nr)\n"
             f"        else:\n"
-            f"            e{k} = _edge_of(a{k})\n"
+            f"            e{k} = _edge(a{k})\n"
             f"    else:\n"
             f"        e{k} = _NO_EDGE\n"
         )
@@ -638,7 +638,7 @@ def _generated_kernel(
         "_formula": formula,
         "_FLOAT": _FLOAT_KIND,
         "_RG": REQUIRES_GRAD_BIT,
-        "_edge_of": edge_of,
+        "_edge": _edge,
         "_NO_EDGE": _NO_EDGE,
     }
     # Most operators share a body (``sin``'s is ``cos``'s): Note [Generated code cache].

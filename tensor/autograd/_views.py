@@ -68,17 +68,6 @@ def _edge(t: Any) -> tuple[Node | None, int]:
     return (fn, t._output_nr)
 
 
-def edge_of(t: Any) -> tuple[Node | None, int]:
-    """``_edge`` of a tensor that requires grad, its two common cases inline."""
-    fn = t.grad_fn
-    if fn is None:
-        acc = t._grad_accumulator  # Note [One accumulator a leaf]
-        return (acc if acc is not None else grad_accumulator(t), 0)
-    if fn._view_version is None:
-        return (fn, t._output_nr)
-    return _edge(t)
-
-
 def edges_of(inputs: Sequence[Any]) -> tuple[tuple[Node | None, int], ...]:
     """A node's ``next_functions``: ``_edge`` of each input, its two common cases inline."""
     edges = []
