@@ -230,6 +230,8 @@ class OpOverload:
         "__weakref__",
         "_arity1",
         "_arity2",
+        "_arity2t",
+        "_arity3",
         "_check",
         "_entries",
         "_extractors",
@@ -262,7 +264,7 @@ class OpOverload:
         # Note [Validating every call]: the schema's checker, and what the fixed-arity
         # entries need to know without calling it.
         self._check: Callable[..., None] = _no_check
-        self._arity1 = self._arity2 = False
+        self._arity1 = self._arity2 = self._arity2t = self._arity3 = False
         self._types1: frozenset[type] = frozenset()
         self._optional_elements: frozenset[int] = frozenset()
         self._required_lists: frozenset[int] = frozenset()
@@ -343,6 +345,7 @@ class OpOverload:
         if schema is None:
             self._tensor_pos, self._extractors = (), ()
             self._check, self._arity1, self._arity2 = _no_check, False, False
+            self._arity2t = self._arity3 = False
             self._types1 = frozenset()
             self.__class__ = OpOverload
             return
@@ -350,6 +353,12 @@ class OpOverload:
         self._arity1 = arity_ok(schema, 1)
         self._arity2 = arity_ok(schema, 2)
         args = schema.arguments
+        # The general class's call2 and call3: that many positional values, all of them
+        # tensors (``Tensor`` or ``Tensor?``), so that their bits are all the call's bits
+        # (an argument left out takes its default; a tensor's is None).
+        tensors = [a.type.tensor_kind in ("tensor", "optional_tensor") for a in args[:3]]
+        self._arity2t = self._arity2 and all(tensors[:2])
+        self._arity3 = arity_ok(schema, 3) and len(tensors) == 3 and all(tensors)
         self._types1 = (
             fast_types(args[1].type)
             if self._arity2 and args[1].type.tensor_kind is None
@@ -570,6 +579,15 @@ class _TwoTensors(OpOverload):
     __slots__ = ()
 
 
+class _ThreeTensors(OpOverload):
+    """An overload whose tensor arguments are the first three (``addmm``, ``addcmul``...).
+
+    See Note [Specialised call paths].
+    """
+
+    __slots__ = ()
+
+
 class _FirstTensorList(OpOverload):
     """An overload whose only tensor argument is a first ``Tensor[]`` (``cat``, ``stack``...).
 
@@ -580,8 +598,12 @@ class _FirstTensorList(OpOverload):
 
 
 # Note [Specialised call paths]: the class an operator gets by its plain tensor positions.
-_SPECIALISED: dict[tuple[int, ...], type[OpOverload]] = {(0,): _OneTensor, (0, 1): _TwoTensors}
-_callpath.install(OpOverload, _OneTensor, _TwoTensors, _FirstTensorList)
+_SPECIALISED: dict[tuple[int, ...], type[OpOverload]] = {
+    (0,): _OneTensor,
+    (0, 1): _TwoTensors,
+    (0, 1, 2): _ThreeTensors,
+}
+_callpath.install(OpOverload, _OneTensor, _TwoTensors, _ThreeTensors, _FirstTensorList)
 
 
 def _traced_below(self: OpOverload, bits: int, /) -> Callable[..., Any]:

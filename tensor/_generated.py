@@ -65,6 +65,21 @@ def _condition(kind: str, var: str) -> str:
     return f"not isinstance({var}, _Tensor)"
 
 
+def _positional_entry(ov: Any, n: int) -> Any:
+    """The overload's entry for exactly ``n`` positional values and no keywords
+    (Note [Specialised call paths]), or None.  The one- and two-tensor classes' ``call1``
+    and ``call2`` pass anything they do not take to the general entry; the general
+    class's ``call2``/``call3`` are taken for plain tensor arguments only (a value that
+    is not a tensor, a None, would cost them an exception before the general entry)."""
+    if ov is None or n == 1:
+        return getattr(ov, "call1", None)
+    if n == 2 and ("call2" in type(ov).__dict__ or ov._tensor_pos[:2] == (0, 1)):
+        return ov.call2
+    if n == 3 and ov._tensor_pos[:3] == (0, 1, 2):
+        return ov.call3
+    return None
+
+
 def _wrapped(wrap: str, call: str) -> str:
     return f"{wrap}({call})" if wrap else call
 
@@ -118,13 +133,12 @@ def _generate(op: OpInfo, receiver: str) -> Callable[..., Any]:
     call_pos = ", ".join(positional)
     for i, (schema, ov) in enumerate(zip(schemas, overloads, strict=True)):
         env[f"_ov{i}"] = ov
-        if len(positional) == 1 and not keywords and not discriminants:
-            # One tensor argument (tt.sin(x)): the overload's one-tensor entry, if it has one.
-            env[f"_ov{i}"] = getattr(ov, "call1", ov)
-        elif len(positional) == 2 and not keywords and not discriminants:
-            # Two tensor arguments (tt.mm(a, b)): the two-tensor entry, if it has one (it
-            # takes the general entry for anything that is not two tensors).
-            env[f"_ov{i}"] = getattr(ov, "call2", ov)
+        # The positional values alone (``tt.sin(x)``, ``tt.mm(a, b)``, ``p.add_(g)`` with
+        # alpha at its default): the overload's entry for exactly them, if it has one.
+        entry = _positional_entry(ov, len(positional))
+        env[f"_ov{i}_n"] = entry or ov
+        if not keywords:
+            env[f"_ov{i}"] = entry or ov
         wrap = ""
         if len(schema.returns) > 1 and all(r.name for r in schema.returns):
             env[f"_rt{i}"] = return_types.get(op.name, tuple(r.name for r in schema.returns))  # type: ignore[misc]
@@ -156,7 +170,7 @@ def _generate(op: OpInfo, receiver: str) -> Callable[..., Any]:
             omitted = " and ".join(f"{k} is {d}" for k, d in keywords)
             given = ", ".join(f"{k}={k}" for k, _ in keywords)
             lines.append(f"{indent}if {omitted}:")
-            lines.append(f"{indent}    return {_wrapped(wrap, f'_ov{i}({call_pos})')}")
+            lines.append(f"{indent}    return {_wrapped(wrap, f'_ov{i}_n({call_pos})')}")
             sep = ", " if call_pos else ""
             lines.append(f"{indent}return {_wrapped(wrap, f'_ov{i}({call_pos}{sep}{given})')}")
         else:
@@ -249,8 +263,8 @@ def _dunder(op: OpInfo, name: str) -> Callable[..., Any]:
         source = f"def {name}(self):\n    return _ov(self)\n"
     elif name in _REFLECTED:
         mode = _REFLECTED[name]
-        env["_ovT"] = getattr(tensor_ov, "call2", tensor_ov)
-        env["_ovS"] = getattr(scalar_ov, "call2", scalar_ov)
+        env["_ovT"] = _positional_entry(tensor_ov, 2) or tensor_ov
+        env["_ovS"] = _positional_entry(scalar_ov, 2) or scalar_ov
         # An ndarray on the left (``array - t``): the forward operator, arguments swapped.
         forward = by_name(_FORWARD.get(name, op.name))
         env["_ovA"] = _by_second_arg(forward)[0]
@@ -273,8 +287,8 @@ def _dunder(op: OpInfo, name: str) -> Callable[..., Any]:
     else:
         env["_ovT"] = tensor_ov
         # Exactly two positional arguments: the overloads' two-argument entries.
-        env["_ovT2"] = getattr(tensor_ov, "call2", tensor_ov)
-        env["_ovS"] = getattr(scalar_ov, "call2", scalar_ov)
+        env["_ovT2"] = _positional_entry(tensor_ov, 2) or tensor_ov
+        env["_ovS"] = _positional_entry(scalar_ov, 2) or scalar_ov
         source = (
             f"def {name}(self, other):\n"
             f"    if isinstance(other, _Tensor):\n"

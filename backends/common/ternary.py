@@ -348,7 +348,9 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                 return None
             if x.base is not None or e.base is not None:
                 overlap.check_in_place("lerp_", x, e)
-            w = _numpy.asarray(weight).astype(dt.numpy_dtype)
+            # The weight rounded to the dtype: a NumPy scalar of it, which promotes as the
+            # fast path's 0-d array does (~0.4 us less than asarray + astype).
+            w = dt.numpy_dtype.type(weight)
             diff = e - x  # read before anything is written: ``end`` may be ``self``
             if abs(w) < 0.5:  # x + w * diff
                 diff *= w
@@ -433,7 +435,7 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
             lo, hi = limits(dt)
             if not lo <= value <= hi:  # NaN and inf fit a float dtype: check_fits says so
                 check_fits(name, value, dt, "value")  # Note [Numbers that overflow]
-            tmp = _numpy.asarray(value).astype(dt.numpy_dtype) * a  # read before the write
+            tmp = dt.numpy_dtype.type(value) * a  # read before the write (a scalar: as lerp's)
             if divide:
                 tmp /= b
             else:

@@ -52,10 +52,11 @@ def max_pool2d(
 
 def linear(input: Any, weight: Any, bias: Any = None) -> Any:
     if input.ndim == 2:  # PyTorch's graph: AddmmBackward0 (or MmBackward0) over TBackward0
+        # The entries for exactly their tensors (Note [Specialised call paths]).
         if bias is not None:
-            return core.addmm.default(bias, input, core.t.default(weight))
+            return core.addmm.default.call3(bias, input, core.t.default.call1(weight))
         if getattr(weight, "ndim", None) == 2:
-            return core.mm.default(input, core.t.default(weight))
+            return core.mm.default.call2(input, core.t.default.call1(weight))
     out = core.matmul.default(input, core.t.default(weight))
     return out if bias is None else core.add.Tensor(out, bias)
 

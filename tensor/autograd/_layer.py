@@ -508,7 +508,8 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
 # reused for its edge and for the saves it conditions, the saved versions as literal
 # appends, no loop over a plan and no ``edges_of`` frame.  ~0.5 us less a recorded
 # ``a + b`` (ci/bench/autograd.py, "rec." columns).  Anything else in a call (keywords,
-# fewer positional tensors, a tuple or list result) goes to ``record``, as do operators
+# fewer positional tensors than the leading ones, short of trailing ``Tensor?`` arguments
+# left out at their default, None; a tuple or list result) goes to ``record``, as do operators
 # whose saves name a non-leading argument, and every call with the fast-path switch off
 # (Note [Fast-path switch]).  It records exactly what ``record`` would:
 # ``tests/tensor/test_autograd_formulas.py`` records every op-database sample's calls
@@ -519,7 +520,7 @@ def {name}(keyset, /, *args, **kwargs):
 {below}\
     if not _grad_state.grad_enabled:
         return out
-    if kwargs or len(args) < {lead} or not _fastpaths.ENABLED:
+    if kwargs or len(args) < {min_lead} or not _fastpaths.ENABLED:
         return _record(out, args, kwargs)
 {unpack}\
     if not ({any_grad}):
@@ -577,9 +578,18 @@ def _generated_kernel(
     if plan is None or any(i >= lead or c >= lead for i, c in plan):
         return None
     optional = [kind == "optional_tensor" for _, _, kind in specs[:lead]]
+    # Trailing optional tensors with their default (None) may be left out of the call
+    # (``cross_entropy(x, y)``'s weight, from the two-tensor entry): None when absent.
+    schema_args = op.schema.arguments
+    min_lead = lead
+    while min_lead > 1 and optional[min_lead - 1] and schema_args[min_lead - 1].has_default:
+        min_lead -= 1
     unpack = []
     for k in range(lead):
-        unpack.append(f"    a{k} = args[{k}]\n")
+        if k < min_lead:
+            unpack.append(f"    a{k} = args[{k}]\n")
+        else:
+            unpack.append(f"    a{k} = args[{k}] if len(args) > {k} else None\n")
         if optional[k]:
             unpack.append(f"    r{k} = a{k} is not None and a{k}._dispatch_bits & _RG\n")
         else:
@@ -617,7 +627,7 @@ def _generated_kernel(
     source = _RECORD.format(
         name=name,
         below=_BELOW_TRACED if _callpath.TRACE else _BELOW_INLINE,
-        lead=lead,
+        min_lead=min_lead,
         unpack="".join(unpack),
         any_grad=" or ".join(f"r{k}" for k in range(lead)),
         edges=edges,

@@ -48,6 +48,8 @@ __all__ = [
 ]
 
 core = ops.core
+_linear3 = core.linear.default.call3  # three tensors: Note [Specialised call paths]
+_cross_entropy2 = core.cross_entropy_loss.default.call2
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 gelu = FUNCTIONS["nn.functional.gelu"]
@@ -120,7 +122,9 @@ def log_softmax(
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias."""
-    return core.linear.default(input, weight, bias)  # type: ignore[no-any-return]
+    if bias is None:
+        return core.linear.default(input, weight)  # type: ignore[no-any-return]
+    return _linear3(input, weight, bias)  # type: ignore[no-any-return]
 
 
 def layer_norm(
@@ -183,6 +187,17 @@ def cross_entropy(
     label_smoothing: float = 0.0,
 ) -> Tensor:
     """Cross entropy of logits ``input`` with class indices or class probabilities."""
+    if (
+        weight is None
+        and reduction == "mean"
+        and size_average is None
+        and reduce is None
+        and type(ignore_index) is int
+        and ignore_index == -100
+        and type(label_smoothing) is float
+        and label_smoothing == 0.0
+    ):  # the schema's defaults: the two-tensor entry (Note [Specialised call paths])
+        return _cross_entropy2(input, target)  # type: ignore[no-any-return]
     r = _reduction("cross_entropy", reduction, size_average, reduce)
     return core.cross_entropy_loss.default(  # type: ignore[no-any-return]
         input, target, weight, r, ignore_index, label_smoothing

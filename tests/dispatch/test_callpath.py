@@ -28,6 +28,7 @@ OWNERS = {
         _operator.OpOverload,
         _operator._OneTensor,
         _operator._TwoTensors,
+        _operator._ThreeTensors,
         _operator._FirstTensorList,
     )
 }

@@ -142,6 +142,8 @@ def test_bad_calls_are_refused_before_the_kernel_on_every_entry(
         _refuses(lambda: op.call1(args[0]), rec, name)
     if not kwargs and len(args) == 2 and hasattr(op, "call2"):
         _refuses(lambda: op.call2(*args), rec, name)
+    if not kwargs and len(args) == 3:
+        _refuses(lambda: op.call3(*args), rec, name)
 
 
 def test_the_good_calls_of_the_same_schemas_reach_the_kernel_as_given(lib: Library) -> None:
@@ -174,7 +176,7 @@ def test_custom_op_objects_validate(ns: str) -> None:
         scale._lib.destroy()
 
 
-def test_call1_and_call2_check_their_arity(lib: Library) -> None:
+def test_call1_call2_and_call3_check_their_arity(lib: Library) -> None:
     """The fixed-arity entries do not call the checker: they know from the schema whether
     one or two positional values fit, and the second value's type by one set lookup."""
     two, rec2 = _define(lib, "f(Tensor x, Tensor y) -> Tensor")
@@ -183,6 +185,14 @@ def test_call1_and_call2_check_their_arity(lib: Library) -> None:
     _refuses(lambda: one.call1(_T), rec1, "g", "missing required keyword-only")
     three, rec3 = _define(lib, "h(Tensor x, Tensor y, Tensor z) -> Tensor")
     _refuses(lambda: three(_T, _T), rec3, "h", "missing required argument 'z'")
+    assert three.call3(_T, _T, _T) == "ran"
+    _refuses(lambda: three.call3(_T, _T, 2), rec3, "h", "must be Tensor, not int")
+    _refuses(lambda: two.call3(_T, _T, _T), rec2, "f", "at most 2 positional")
+    keyword, reck = _define(lib, "m(Tensor x, Tensor y, Tensor z, *, int n) -> Tensor")
+    _refuses(lambda: keyword.call3(_T, _T, _T), reck, "m", "missing required keyword-only")
+    scalar3, recs3 = _define(lib, "p(Tensor x, Tensor y, Scalar w) -> Tensor")
+    assert scalar3.call3(_T, _T, 0.5) == "ran"  # not three tensors: the general entry
+    _refuses(lambda: scalar3.call3(_T, _T, "w"), recs3, "p", "must be Scalar, not str")
     scalar, recs = _define(lib, "k(Tensor x, Scalar s) -> Tensor")
     assert scalar.call2(_T, 2) == scalar.call2(_T, 0.5) == "ran"
     _refuses(lambda: scalar.call2(_T, "2"), recs, "k", "must be Scalar, not str")
@@ -370,11 +380,11 @@ _BITS = [CPU_BITS, META_BITS, CPU_BITS | _RG, META_BITS | _RG]
 
 @settings(max_examples=200, deadline=None)
 @given(
-    bits=st.lists(st.sampled_from(_BITS), min_size=2, max_size=2),
-    second=st.sampled_from([None, 2, 2.5, True, "s", [1], 1j]),
+    bits=st.lists(st.sampled_from(_BITS), min_size=3, max_size=3),
+    second=st.sampled_from([None, 2, 2.5, True, "s", [1], 1j, "tensor"]),
     tls=st.sampled_from(["none", "exclude_autograd", "include_meta", "no_grad"]),
 )
-def test_call1_and_call2_pick_what_the_general_call_picks(
+def test_call1_call2_and_call3_pick_what_the_general_call_picks(
     bits: list[int], second: Any, tls: str
 ) -> None:
     library = Library(unique_namespace("valc"), "DEF")
@@ -384,6 +394,9 @@ def test_call1_and_call2_pick_what_the_general_call_picks(
             "u(Tensor x) -> Tensor",
             "b(Tensor x, Tensor y) -> Tensor",
             "s(Tensor x, Scalar y) -> Tensor",
+            "t(Tensor x, Tensor y, Tensor z) -> Tensor",
+            "o(Tensor x, Tensor y, Tensor? z) -> Tensor",
+            "w(Tensor x, Tensor y, Scalar z) -> Tensor",
         ):
             library.define(schema)
             name = schema[0]
@@ -398,7 +411,9 @@ def test_call1_and_call2_pick_what_the_general_call_picks(
                 grad_only=True,
             )
         ns = getattr(ops, library.ns)
-        a, b = FakeTensor(bits[0]), FakeTensor(bits[1])
+        a, b, c = FakeTensor(bits[0]), FakeTensor(bits[1]), FakeTensor(bits[2])
+        if second == "tensor":
+            second = c
 
         def outcome(fn: Callable[[], Any]) -> Any:
             seen.clear()
@@ -416,6 +431,11 @@ def test_call1_and_call2_pick_what_the_general_call_picks(
             (lambda: ns.u.default.call1(a), lambda: ns.u.default(a)),
             (lambda: ns.b.default.call2(a, b), lambda: ns.b.default(a, b)),
             (lambda: ns.s.default.call2(a, second), lambda: ns.s.default(a, second)),
+            (lambda: ns.t.default.call3(a, b, c), lambda: ns.t.default(a, b, c)),
+            (lambda: ns.t.default.call3(a, b, second), lambda: ns.t.default(a, b, second)),
+            (lambda: ns.o.default.call3(a, b, second), lambda: ns.o.default(a, b, second)),
+            (lambda: ns.w.default.call3(a, b, second), lambda: ns.w.default(a, b, second)),
+            (lambda: ns.w.default.call3(a, second, 1), lambda: ns.w.default(a, second, 1)),
         ]
         guards = {
             "none": _Null,

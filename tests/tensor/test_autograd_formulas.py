@@ -1031,6 +1031,41 @@ def test_generated_recording_records_what_record_does(entry: OpEntry) -> None:
         pytest.skip("no call of this entry is recorded by a generated kernel")
 
 
+def test_generated_recording_of_a_call_without_its_trailing_optional_tensors() -> None:
+    """``F.cross_entropy(x, y)`` reaches the operator through its two-tensor entry, the
+    optional weight left out: the generated kernel records it (the weight None, no edge
+    from it) as ``record`` and the full call do, with the same gradient."""
+    from dispatch import ops
+    from tensor.autograd._layer import GENERATED
+
+    op = ops.core.cross_entropy_loss.default
+    rng = np.random.default_rng(0)
+    x = tt.tensor(rng.standard_normal((5, 4)), requires_grad=True)
+    y = tt.tensor(rng.integers(0, 4, 5))
+    kernel = GENERATED[op]
+    general = kernel.__globals__["_record"]
+
+    def refused(*args: Any) -> Any:
+        raise AssertionError("the generated kernel handed the call to record")
+
+    kernel.__globals__["_record"] = refused
+    try:
+        short = op.call2(x, y)
+    finally:
+        kernel.__globals__["_record"] = general
+    full = op(x, y, None, 1, -100, 0.0)
+    node = short.grad_fn
+    assert node._args == (x, y)
+    again = GENERATED[op].record(short.detach(), node._args, {}).grad_fn
+    assert again.next_functions == node.next_functions == full.grad_fn.next_functions
+    assert [(t, v) for t, v in again.versions] == [(t, v) for t, v in node.versions]
+    assert short.item() == full.item()
+    (g_short,) = tt.autograd.grad(short, x)
+    (g_full,) = tt.autograd.grad(full, x)
+    np.testing.assert_array_equal(g_short.numpy(), g_full.numpy())
+    assert tt.nn.functional.cross_entropy(x, y).grad_fn._args == (x, y)
+
+
 def test_formulas_that_do_not_save_the_result_never_read_it() -> None:
     """The result is kept only for formulas that name it (``saves("result")``); the
     others get None, so their source must not read it (its shape is the gradient's)."""

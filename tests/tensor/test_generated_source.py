@@ -39,8 +39,29 @@ def test_a_traceback_through_generated_code_prints_its_line() -> None:
         frames = traceback.extract_tb(e.__traceback__)
     generated = [f for f in frames if f.filename == "<tensor generated: add>"]
     assert generated, [f.filename for f in frames]
-    # tt.add(x, "x"): not a tensor, alpha omitted -> the Scalar overload, whose check raises.
-    assert generated[0].line == "return _ov1(input, other)"
+    # tt.add(x, "x"): not a tensor, alpha omitted -> the Scalar overload's two-value entry,
+    # which hands what it does not take to the general entry, whose check raises.
+    assert generated[0].line == "return _ov1_n(input, other)"
+
+
+def test_keywords_at_their_defaults_take_the_positional_entry() -> None:
+    """Note [Specialised call paths]: ``p.add_(g)`` (alpha omitted) calls the two-tensor
+    entry, ``tt.addmm(b, x, w)`` the three-tensor one; given keywords take the general
+    entry.  Each computes what the general call computes."""
+    from dispatch import ops
+
+    add_ = tt.Tensor.add_
+    assert add_.__globals__["_ov0_n"] == ops.core.add_.Tensor.call2
+    assert add_.__globals__["_ov1_n"] == ops.core.add_.Scalar.call2
+    assert tt.addmm.__globals__["_ov0_n"] == ops.core.addmm.default.call3
+    assert "return _ov0_n(self, other)" in inspect.getsource(add_)
+    a, b = tt.tensor([1.0, 2.0]), tt.tensor([3.0, 5.0])
+    assert a.clone().add_(b).tolist() == [4.0, 7.0]
+    assert a.clone().add_(b, alpha=2).tolist() == [7.0, 12.0]
+    assert a.clone().add_(2).tolist() == [3.0, 4.0]
+    m = tt.eye(2)
+    assert tt.addmm(a, m, m).tolist() == [[2.0, 2.0], [1.0, 3.0]]
+    assert tt.addmm(a, m, m, beta=0).tolist() == [[1.0, 0.0], [0.0, 1.0]]
 
 
 def test_a_backend_kernel_is_registered_at_its_row() -> None:
