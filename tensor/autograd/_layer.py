@@ -543,7 +543,8 @@ def {name}(keyset, /, *args, **kwargs):
             out._output_nr = 0
         out._dispatch_bits |= _RG
     if out._base is not None:
-        node._view_version = out._version
+        c = out._version_counter
+        node._view_version = 0 if c is None else c[0]
     return out
 """
 
@@ -604,8 +605,12 @@ def _generated_kernel(
             f"            e{k} = (acc, 0) if acc is not None else _edge(a{k})\n"
             f"        elif fn._view_version is None:\n"
             f"            e{k} = (fn, a{k}._output_nr)\n"
-            f"        else:\n"
-            f"            e{k} = _edge(a{k})\n"
+            f"        else:  # a view: its grad_fn stands unless its data changed since\n"
+            f"            c = a{k}._version_counter\n"
+            f"            if fn._view_version == (0 if c is None else c[0]):\n"
+            f"                e{k} = (fn, a{k}._output_nr)\n"
+            f"            else:\n"
+            f"                e{k} = _edge(a{k})\n"
             f"    else:\n"
             f"        e{k} = _NO_EDGE\n"
         )
