@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from dispatch import DispatchKey, DispatchKeySet, Library
+from dispatch import DispatchKey, DispatchKeySet, Library, _callpath
+from dispatch._keys import keyset_from_bits as _from_bits
 
 from . import _convert, _definitions
 from ._tensor import Tensor, shared_version_counter
@@ -49,48 +50,39 @@ def mark_view(out: Any, base: Any) -> None:
 _ndarray = np.ndarray
 
 
-def _bump_kernel(op: Any, position: int, name: str) -> Any:
+def _kernel(op: Any, kind: str, position: int = 0, name: str = "") -> Any:
+    """The ADInplaceOrView kernel of ``op``: ``kind`` "bump" (the written argument,
+    ``position`` or keyword ``name``, gets its version bumped after the kernel below),
+    "view" or "maybe_view" (the result made a view of ``self``).  One function for the
+    three (they are the hot ones: ``p.add_(g)``, ``w.t()``), with the kernel below
+    called without ``op.below``'s frame; under DISPATCH_TRACE through it, so the hop is
+    logged."""
     below = op.below
+    traced = _callpath.TRACE
+    bump = kind == "bump"
+    maybe = kind == "maybe_view"
 
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
-        out = below(keyset._bits & _BELOW_BITS)(*args, **kwargs)
-        t = args[position] if position < len(args) else kwargs[name]
-        counter = t._version_counter
-        if counter is None:
-            t._version_counter = [1]
-        else:
-            counter[0] += 1
-        return out
-
-    kernel.__name__ = kernel.__qualname__ = f"inplace_{op.name.split('::')[1].replace('.', '_')}"
-    return kernel
-
-
-def _bump_all_kernel(op: Any, names: list[str]) -> Any:
-    """``_bump_kernel`` for an operator writing several keyword-only outs (``values``,
-    ``indices``)."""
-    below = op.below
-
-    def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
-        out = below(keyset._bits & _BELOW_BITS)(*args, **kwargs)
-        for name in names:
-            t = kwargs[name]
+        ks = keyset._bits & _BELOW_BITS
+        if traced:
+            out = below(ks)(*args, **kwargs)
+        else:  # ``below(ks)(*args, **kwargs)``, inline: the slot's kernel
+            state = op._state
+            slot = ks.bit_length()
+            if state.with_keyset >> slot & 1:
+                out = state.kernels[slot](_from_bits(ks), *args, **kwargs)
+            elif kwargs:
+                out = state.kernels[slot](*args, **kwargs)
+            else:
+                out = state.kernels[slot](*args)
+        if bump:
+            t = args[position] if position < len(args) else kwargs[name]
             counter = t._version_counter
             if counter is None:
                 t._version_counter = [1]
             else:
                 counter[0] += 1
-        return out
-
-    kernel.__name__ = kernel.__qualname__ = f"inplace_{op.name.split('::')[1].replace('.', '_')}"
-    return kernel
-
-
-def _view_kernel(op: Any, maybe: bool) -> Any:
-    below = op.below
-
-    def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
-        out = below(keyset._bits & _BELOW_BITS)(*args, **kwargs)
+            return out
         self = args[0] if args else kwargs["self"]
         if maybe and not (out is not self and _shares(out._array, self._array)):
             return out
@@ -105,7 +97,23 @@ def _view_kernel(op: Any, maybe: bool) -> Any:
             mark_view(out, self)
         return out
 
-    kernel.__name__ = kernel.__qualname__ = f"view_{op.name.split('::')[1].replace('.', '_')}"
+    prefix = "inplace" if bump else "view"
+    kernel.__name__ = kernel.__qualname__ = f"{prefix}_{op.name.split('::')[1].replace('.', '_')}"
+    return kernel
+
+
+def _bump_all_kernel(op: Any, names: list[str]) -> Any:
+    """``_kernel``'s "bump" for an operator writing several keyword-only outs (``values``,
+    ``indices``)."""
+    below = op.below
+
+    def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
+        out = below(keyset._bits & _BELOW_BITS)(*args, **kwargs)
+        for name in names:
+            shared_version_counter(kwargs[name])[0] += 1
+        return out
+
+    kernel.__name__ = kernel.__qualname__ = f"inplace_{op.name.split('::')[1].replace('.', '_')}"
     return kernel
 
 
@@ -135,13 +143,13 @@ def register() -> None:
         for schema, op in zip(_definitions.schemas(row), _definitions.overloads(row), strict=True):
             qualname = schema.qualified_name
             if row.family in ("view", "maybe_view"):
-                kernel = _view_kernel(op, row.family == "maybe_view")
+                kernel = _kernel(op, row.family)
             elif schema.is_mutable:
                 writes = [i for i, a in enumerate(schema.arguments) if a.is_write]
                 if len(writes) > 1:  # sort.out(..., *, values, indices): bump each
                     kernel = _bump_all_kernel(op, [schema.arguments[i].name for i in writes])
                 else:
-                    kernel = _bump_kernel(op, writes[0], schema.arguments[writes[0]].name)
+                    kernel = _kernel(op, "bump", writes[0], schema.arguments[writes[0]].name)
             else:
                 continue
             lib.impl(qualname, kernel, "ADInplaceOrView", with_keyset=True)
