@@ -1,6 +1,6 @@
 """Autograd costs as PyTorch users write the code, side by side in one process, one thread.
 
-    python ci/bench/autograd.py [--quick] [--only SUBSTRING] [--process-time]
+    python ci/bench/autograd.py [--quick] [--only SUBSTRING] [--process-time] [--per-call]
 
 Every row runs the same code on both libraries (our API is PyTorch's, so each workload
 is written once, given ``tt`` or ``torch``), in interleaved rounds; figures are medians.
@@ -42,11 +42,27 @@ LR, MOMENTUM, BETAS, EPS = 0.01, 0.9, (0.9, 0.999), 1e-8
 
 
 TIMER = time.perf_counter  # --process-time: this process's CPU time (a shared machine)
+PER_CALL = False  # --per-call: the 10th percentile of single calls (see interleaved)
 
 
 def interleaved(fns: list[Callable[[], Any]], number: int, rounds: int) -> list[float]:
-    """Median seconds per call of each function, timed in alternating rounds."""
+    """Median seconds per call of each function, timed in alternating rounds.
+
+    With ``--per-call``: each call timed alone, in alternating blocks of ten, and the 10th
+    percentile of each function's times.  On a shared host whose speed changes within a
+    round (the development machine: the same row moves by 0.2 between runs), the
+    fastest tenth is what the code costs when it runs undisturbed; the median of rounds
+    mixes in whatever slowed them."""
     times: list[list[float]] = [[] for _ in fns]
+    if PER_CALL:
+        clock = TIMER
+        for _ in range(rounds * max(number // 10, 1)):
+            for i, fn in enumerate(fns):
+                for _ in range(10):
+                    start = clock()
+                    fn()
+                    times[i].append(clock() - start)
+        return [sorted(t)[len(t) // 10] for t in times]
     for _ in range(rounds):
         for i, fn in enumerate(fns):
             times[i].append(timeit.Timer(fn, timer=TIMER).timeit(number=number) / number)
@@ -205,10 +221,17 @@ def main() -> None:
         help="time with this process's CPU time instead of the wall clock: on a machine "
         "shared with other work, time spent descheduled is not counted",
     )
+    parser.add_argument(
+        "--per-call",
+        action="store_true",
+        help="time single calls and report their 10th percentile instead of the median of "
+        "rounds (a host whose speed changes within a round)",
+    )
     args = parser.parse_args()
+    global TIMER, PER_CALL
     if args.process_time:
-        global TIMER
         TIMER = time.process_time
+    PER_CALL = args.per_call
     number, rounds = (10, 3) if args.quick else (100, 7)
     try:
         import torch
