@@ -21,7 +21,7 @@ import numpy as np
 from . import errors, fastpaths, shape_rules
 from .elementwise import Namespace, rename
 from .frontend import FrontEnd
-from .numbers import check_fits, wrapped
+from .numbers import check_fill, wrapped
 
 __all__ = [
     "arange_length",
@@ -218,10 +218,7 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
     def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
         dt = factory_dtype(front, op("full"), dtype, (fill_value,))
         shape = size_of("full", size)
-        # Note [Numbers that overflow]; PyTorch fills one element without the check for
-        # floating dtypes (as fill_ does).
-        if dt.category == 1 or math.prod(shape) != 1:
-            check_fits("full", fill_value, dt, "fill_value")
+        check_fill("full", fill_value, dt, "fill_value", math.prod(shape))
         fill_value = wrapped(fill_value, dt)  # unsigned: -1 wraps to 255, as PyTorch
         arr = xp.full(shape, fill_value if dt.category else bool(fill_value), dtype=dtype_of(dt))
         return make(arr, dt, _dev(front, device))

@@ -16,7 +16,10 @@ wrap or round to inf silently.  ``overflows`` copies ``c10::overflows``:
 - into a floating dtype: inf and NaN fit, finite numbers must lie within the largest
   finite value;
 - a complex number into a real dtype overflows when its imaginary part is not zero;
-  into a complex dtype each part is checked as a float.
+  into a complex dtype each part is checked as a float;
+- a fill of a single float16/bfloat16 element (``fill_``, ``full``) converts the number
+  to a double instead, so a finite number past the dtype's range fits (it is stored as
+  inf) while a complex one with an imaginary part is still refused (``check_fill``).
 Arithmetic (``int32 + 2**40``) does not check: PyTorch wraps there, as we do.
 """
 
@@ -27,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_fits", "limits", "overflows", "wrapped"]
+__all__ = ["check_fill", "check_fits", "limits", "overflows", "wrapped"]
 
 _LIMITS: dict[Any, tuple[float, float]] = {}
 
@@ -89,3 +92,16 @@ def wrapped(value: Any, dt: Any) -> Any:
     if type(value) is int and value < 0 and dt.category == 1 and dt.numpy_dtype.kind == "u":
         return value % (1 << (8 * dt.itemsize))
     return value
+
+
+def check_fill(op: str, value: Any, dt: Any, arg: str, size: int) -> None:
+    """``check_fits`` for a fill of ``size`` elements (``fill_``, ``full``): PyTorch
+    fills a single float16/bfloat16 element through a double (Note [Numbers that
+    overflow]), refusing only a complex number with an imaginary part there."""
+    if size != 1 or dt.category != 2 or dt.itemsize != 2:
+        check_fits(op, value, dt, arg)
+    elif type(value) is complex and value.imag:
+        raise RuntimeError(
+            f"{op}(): value cannot be converted to type {dt.name} without overflow "
+            f"(argument '{arg}' is {value!r}: a real dtype takes no imaginary part)"
+        )

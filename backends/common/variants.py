@@ -32,7 +32,7 @@ from dispatch import parse_schema
 from . import errors, fastpaths, overlap, shape_rules
 from .elementwise import rename_all
 from .frontend import FrontEnd
-from .numbers import check_fits, wrapped
+from .numbers import check_fill, wrapped
 
 __all__ = ["assign", "kernels", "mutation_kernels", "write_into", "write_out"]
 
@@ -375,9 +375,7 @@ def mutation_kernels(front: FrontEnd, meta: bool, ns: Any = None) -> dict[str, A
             if meta:
                 return self
             value = value.item()
-        # Note [Numbers that overflow]; PyTorch skips the check for floats into one element.
-        if self._dtype.category == 1 or self._array.size != 1:
-            check_fits("fill_", value, self._dtype, "value")
+        check_fill("fill_", value, self._dtype, "value", self._array.size)
         if not meta:
             assign(front, "fill_", self._array, wrapped(value, self._dtype), ns)
         return self

@@ -167,9 +167,9 @@ def test_alpha_with_a_number(op, alpha):
 
 
 def test_full_of_one_element_stores_a_float_that_overflows_as_fill_does() -> None:
-    """PyTorch checks a number against a floating dtype only when filling more than one
-    element: ``full((), 70000, dtype=float16)`` is inf, ``full((2,), 70000, ...)`` raises
-    (found by the creation property test)."""
+    """PyTorch checks a number against a half-precision dtype only when filling more than
+    one element: ``full((), 70000, dtype=float16)`` is inf, ``full((2,), 70000, ...)``
+    raises (found by the creation property test)."""
     import math
 
     for size in ((), (1,)):
@@ -178,3 +178,32 @@ def test_full_of_one_element_stores_a_float_that_overflows_as_fill_does() -> Non
         tt.full((2,), 70000, dtype=tt.float16)
     with pytest.raises(RuntimeError, match="without overflow"):
         tt.full((), 300, dtype=tt.uint8)  # integers are always checked
+
+
+@pytest.mark.parametrize("size", [(), (1,), (2,)])
+@pytest.mark.parametrize("fill", ["full", "fill_"])
+def test_a_single_element_fill_goes_through_a_double_only_for_half_types(size, fill) -> None:
+    """Note [Numbers that overflow], ``check_fill``: one float16/bfloat16 element takes a
+    finite number past its range (as inf) but not a complex one with an imaginary part;
+    float32, float64 and complex64 check their own range whatever the size (PyTorch
+    2.13; found by the creation property test: ``full((), 2-1j, dtype=bfloat16)``)."""
+
+    def call(value, dtype):
+        if fill == "full":
+            return tt.full(size, value, dtype=dtype)
+        return tt.zeros(size, dtype=dtype).fill_(value)
+
+    one = size != (2,)
+    for dtype in (tt.float16, tt.bfloat16):
+        with pytest.raises(RuntimeError, match="without overflow"):
+            call(2 - 1j, dtype)
+        if one:
+            assert call(1e300, dtype).reshape(-1)[0].item() == float("inf")
+            assert call(2 + 0j, dtype).reshape(-1)[0].item() == 2.0
+        else:
+            with pytest.raises(RuntimeError, match="without overflow"):
+                call(1e300, dtype)
+    for dtype, too_big in ((tt.float32, 1e300), (tt.float64, 2 - 1j), (tt.complex64, 1e300)):
+        with pytest.raises(RuntimeError, match="without overflow"):
+            call(too_big, dtype)
+    assert call(2 + 0j, tt.float32).reshape(-1)[0].item() == 2.0
