@@ -18,7 +18,7 @@ import numpy as np
 from dispatch import parse_schema
 
 from ..common import elementwise as ew
-from ..common import ternary
+from ..common import fastpaths, ternary
 from ..common.formulas import Formulas
 from ..common.frontend import FrontEnd
 
@@ -26,13 +26,43 @@ __all__ = ["BINARY", "UNARY", "kernels"]
 
 F = Formulas(np)
 
+# Note [Maximum against zeros]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# NumPy's ``maximum`` of an array and a scalar (a stride-0 operand) runs its element
+# loop without SIMD: ~4x slower than against a contiguous array of zeros (float32: 2.9
+# vs 1.3 us on 2,048 elements, 58 vs 14 us on 65,536), where ``add``, ``multiply`` and
+# the comparisons take their scalar operand at full speed.  So relu of a C-contiguous
+# float32/float64 array takes the maximum against zeros kept for the purpose, at most
+# ``_ZERO_CHUNK`` elements at a time: the same ufunc on the same values, so the same
+# results (NaN where NaN, the zero it returns for -0.0); anything else, and every call
+# with the fast paths off, takes ``F.relu`` (tests/backends/test_fastpath_elementwise.py
+# compares the two on both sides of the guard).
+_ZERO_CHUNK = 1 << 14
+_ZEROS = {np.dtype(t): np.zeros(_ZERO_CHUNK, t) for t in (np.float32, np.float64)}
+
+
+def _relu(x: Any) -> Any:
+    zeros = _ZEROS.get(x.dtype) if type(x) is np.ndarray else None
+    if zeros is None or not x.flags.c_contiguous or not fastpaths.ENABLED:
+        return F.relu(x)
+    n = x.size
+    if n <= _ZERO_CHUNK:
+        return np.maximum(x, zeros[:n].reshape(x.shape))
+    out = np.empty_like(x)
+    flat, dest = x.reshape(-1), out.reshape(-1)
+    for start in range(0, n, _ZERO_CHUNK):
+        stop = min(start + _ZERO_CHUNK, n)
+        np.maximum(flat[start:stop], zeros[: stop - start], out=dest[start:stop])
+    return out
+
+
 # Overrides of the default math (Note [Default math] in backends.common.elementwise: the
 # row's name in NumPy, else in the array API): PyTorch's semantics where NumPy's differ.
 UNARY: dict[str, Any] = {
     "sign": F.sign,  # complex sign is z / |z|
     "rsqrt": F.rsqrt,
     "sigmoid": F.sigmoid,
-    "relu": F.relu,
+    "relu": _relu,  # Note [Maximum against zeros]
     "silu": F.silu,
     "erf": F.erf,
     "erfc": F.erfc,

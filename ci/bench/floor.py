@@ -108,6 +108,19 @@ def autograd(kernel: Any, formula: Any) -> Any:
     return record
 
 
+_ZEROS: dict[tuple[Any, ...], np.ndarray] = {}
+
+
+def _zeros(a: np.ndarray) -> np.ndarray:
+    """Zeros of ``a``'s shape and dtype, kept: relu's maximum against an array rather than
+    a scalar, NumPy's fastest spelling (Note [Maximum against zeros])."""
+    key = (a.shape, a.dtype)
+    z = _ZEROS.get(key)
+    if z is None:
+        z = _ZEROS[key] = np.zeros(a.shape, a.dtype)
+    return z
+
+
 def table(kernel: Any, formula: Any) -> list[Any]:
     return [None, kernel, autograd(kernel, formula)]
 
@@ -126,7 +139,7 @@ ADD = table(
 )
 MULS = table(lambda a, k: T(a.a * k), None)
 RELU = table(
-    lambda a, _: T(np.maximum(a.a, 0)),
+    lambda a, _: T(np.maximum(a.a, _zeros(a.a))),
     lambda g, a, _, out: (mask_zero_fn(out.a > 0, g, _UNSIGNED[g.dtype]), None),
 )
 

@@ -195,3 +195,34 @@ def test_factories(n, dtype, which):
             lambda: fn(n, dtype=dtype, device="cpu:0"),
             torch_call=lambda: tfn(n, dtype=tdt, device="cpu:0"),
         )
+
+
+@FEW
+@given(
+    x=tensors(requires_grad=None),
+    big=st.sampled_from([None, (1 << 14,), (130, 127), (2, 1 << 14)]),
+    in_place=st.booleans(),
+)
+def test_relu_against_zeros(x, big, in_place):
+    """Note [Maximum against zeros]: relu of a C-contiguous float32/float64 array against
+    kept zeros (in chunks past ``_ZERO_CHUNK`` elements) gives the general path's bits:
+    NaN where NaN, +0.0 for -0.0; every other dtype and layout goes the general way.
+    ``big``: the drawn values repeated to a shape past one chunk."""
+    if big is not None and x.dtype in (tt.float32, tt.float64) and x.numel():
+        x = tt.tensor(np.resize(x.detach().numpy(), big))
+    if in_place and not x.requires_grad:
+        same_both_ways(lambda a: a.relu_(), x)
+    else:
+        same_both_ways(lambda a: tt.relu(a), x, torch_call=lambda a: a.relu())
+
+
+def test_relu_against_zeros_on_the_edge_values():
+    from backends.cpu.elementwise import _ZERO_CHUNK
+
+    edge = [-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, -1.0, 1.0, 5e-39, -5e-39, 1e-320]
+    for dt in (np.float32, np.float64):
+        for n in (len(edge), _ZERO_CHUNK, _ZERO_CHUNK + 3, 3 * _ZERO_CHUNK):
+            a = np.resize(np.array(edge, dt), n)
+            got = tt.relu(tt.tensor(a)).numpy()
+            assert got.tobytes() == np.maximum(a, 0).tobytes(), (dt, n)
+            assert not np.signbit(got[a == 0]).any()
