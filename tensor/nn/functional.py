@@ -48,7 +48,8 @@ __all__ = [
 ]
 
 core = ops.core
-_linear3 = core.linear.default.call3  # three tensors: Note [Specialised call paths]
+# The entries for exactly the tensors given (Note [Specialised call paths]).
+_linear2, _linear3 = core.linear.default.call2, core.linear.default.call3
 _cross_entropy2 = core.cross_entropy_loss.default.call2
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -123,7 +124,7 @@ def log_softmax(
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias."""
     if bias is None:
-        return core.linear.default(input, weight)  # type: ignore[no-any-return]
+        return _linear2(input, weight)  # type: ignore[no-any-return]
     return _linear3(input, weight, bias)  # type: ignore[no-any-return]
 
 
