@@ -207,3 +207,30 @@ def test_a_single_element_fill_goes_through_a_double_only_for_half_types(size, f
         with pytest.raises(RuntimeError, match="without overflow"):
             call(too_big, dtype)
     assert call(2 + 0j, tt.float32).reshape(-1)[0].item() == 2.0
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_an_int_out_of_an_integer_dtypes_range_wraps_before_comparing(fast) -> None:
+    """PyTorch converts a Python int to the tensor's integer dtype first, wrapping around:
+    uint8 ``x < -1`` is ``x < 255``, ``x == 257`` is ``x == 1``, int8 ``x > 200`` is
+    ``x > -56``; NumPy 2 compares the number as it is (found by test_binary_scalar with
+    a random seed).  Both paths, and arithmetic keeps wrapping as before."""
+    from backends.common import fastpaths
+
+    u = tt.tensor([0, 1, 200], dtype=tt.uint8)
+    i = tt.tensor([-60, 0, 100], dtype=tt.int8)
+    with fastpaths.disabled() if not fast else _nothing():
+        assert (u < -1).tolist() == [True, True, True]
+        assert (u == 257).tolist() == [False, True, False]
+        assert (u >= 456).tolist() == [False, False, True]  # 456 is 200 in uint8
+        assert (i > 200).tolist() == [False, True, True]  # 200 is -56 in int8
+        assert (u + -1).tolist() == [255, 0, 199]
+        assert (tt.tensor([5], dtype=tt.int64) < 2**40).tolist() == [True]
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
