@@ -22,6 +22,7 @@ from numpy import ndarray as _np_ndarray
 from . import errors, fastpaths, shape_rules
 from .elementwise import Namespace, rename
 from .frontend import FrontEnd
+from .numbers import check_fits
 
 __all__ = [
     "accumulation",
@@ -30,6 +31,7 @@ __all__ = [
     "result_einsum",
     "result_tensordot",
     "result_addmm",
+    "scalars_addmm",
     "result_vecdot",
 ]
 
@@ -108,7 +110,14 @@ def result_binary(
     return shape, entry[0], entry[1], dev
 
 
-def result_addmm(op: Any, self: Any, m1: Any, m2: Any) -> tuple[tuple[int, ...], Any, Any, Any]:
+# A Python number's kind, as the dtype categories count them (bool, integer, float, complex).
+_NUMBER_KIND = {bool: 0, int: 1, float: 2, complex: 3}
+_WRAPPED_NAMES = {1: "Long", 2: "Float", 3: "ComplexFloat"}  # the number as a 0-d tensor
+
+
+def result_addmm(
+    op: Any, self: Any, m1: Any, m2: Any, beta: Any = 1, alpha: Any = 1
+) -> tuple[tuple[int, ...], Any, Any, Any]:
     dev = _device("addmm", [("self", self), ("mat1", m1), ("mat2", m2)])
     if m1._dtype is not m2._dtype or self._dtype is not m1._dtype:
         bad = m2 if m1._dtype is not m2._dtype else self
@@ -126,7 +135,44 @@ def result_addmm(op: Any, self: Any, m1: Any, m2: Any) -> tuple[tuple[int, ...],
             f"addmm(): The expanded size of the tensor must match: argument 'self' has shape "
             f"{list(s)}, which does not broadcast to the product's shape {list(shape)}"
         )
+    dt = m1._dtype
+    if _shape(m1)[1:] != (0,):
+        # PyTorch converts beta and alpha to the dtype first (c10's checked conversion):
+        # a complex number with an imaginary part, or a number out of an integer dtype's
+        # range, is refused (Note [Numbers that overflow]); ``scalars_addmm`` then
+        # truncates them for an integer dtype.  (A float dtype's range is left alone:
+        # PyTorch checks half precision against its compute dtype.)
+        if dt.category <= 1 or type(beta) is complex or type(alpha) is complex:
+            check_fits("addmm", beta, dt, "beta")
+            check_fits("addmm", alpha, dt, "alpha")
+    elif beta != 0 and 0 not in shape and _NUMBER_KIND.get(type(beta), 0) > dt.category:
+        # An empty product (mat1 [n, 0]) into a non-empty result: PyTorch writes ``self *
+        # beta`` into a result of the matrices' dtype, and refuses a beta of a higher kind
+        # as that multiplication's cast would (with a non-empty product it rounds beta).
+        kind = _NUMBER_KIND[type(beta)]
+        wrapped = "ComplexHalf" if kind == 3 and dt.name == "float16" else _WRAPPED_NAMES[kind]
+        raise RuntimeError(
+            f"addmm(): result type {wrapped} can't be cast to the desired output type "
+            f"{errors.C10_NAMES[dt.name]} (mat1 has no columns, so the result is "
+            f"self * beta, and beta={beta!r} is of a higher kind than {dt.name})"
+        )
     return shape, entry[0], entry[1], dev
+
+
+def scalars_addmm(dt: Any, beta: Any, alpha: Any) -> tuple[Any, Any]:
+    """beta and alpha as PyTorch's addmm uses them: converted to the matrices' dtype, so
+    truncated toward zero for an integer dtype (``beta=1.7`` is 1; ``result_addmm`` has
+    refused what does not fit) and made bool for bool; a complex number's real part for a
+    real dtype (its imaginary part is zero there)."""
+    if type(beta) is complex and not dt.is_complex:
+        beta = beta.real
+    if type(alpha) is complex and not dt.is_complex:
+        alpha = alpha.real
+    if dt.category == 1:
+        return int(beta), int(alpha)
+    if dt.category == 0:
+        return bool(beta), bool(alpha)
+    return beta, alpha
 
 
 def result_einsum(
@@ -357,7 +403,9 @@ def kernels(
                     if not is_direct:  # finish's rounding: astype, for a float dtype
                         prod = prod.astype(dt.numpy_dtype)
                     return make(prod, dt, mat1._device)
-        _, cdt, odt, dev = result_addmm(addmm_op, self, mat1, mat2)
+        _, cdt, odt, dev = result_addmm(addmm_op, self, mat1, mat2, beta, alpha)
+        if mat1._array.shape[1:] != (0,):  # an empty product ignores them: as PyTorch's
+            beta, alpha = scalars_addmm(mat1._dtype, beta, alpha)
         prod = matmul(_cast(mat1, cdt), _cast(mat2, cdt))
         if alpha != 1:
             prod = prod * alpha

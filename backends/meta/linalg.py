@@ -32,7 +32,7 @@ def kernels(front: FrontEnd) -> dict[str, Any]:
         out[name] = _named(name, product)
 
     def addmm(self: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
-        shape, _, odt, dev = linalg.result_addmm(op_info("addmm"), self, mat1, mat2)
+        shape, _, odt, dev = linalg.result_addmm(op_info("addmm"), self, mat1, mat2, beta, alpha)
         return make_meta(shape, odt, dev)
 
     def einsum(equation: str, tensors: list[Any]) -> Any:

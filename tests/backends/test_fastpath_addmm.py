@@ -7,6 +7,7 @@ shapes that broadcast and one that does not, transposed and expanded operands.""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -56,3 +57,49 @@ def test_addmm_bias(n, k, p, dt, other, mixed, bias, coeffs, transposed):
     # PyTorch skips its dtype checks on some empty operands (as in test_addmm)
     checked = (a.numel() and b.numel()) or (mixed == "none" and dt is not tt.bool)
     same_both_ways(call, c, a, b, torch_call=call if checked else None)
+
+
+def _addmm(dtype, beta, alpha, k, device="cpu"):
+    c = tt.full((1,), 3, dtype=dtype, device=device)
+    a, b = tt.ones((1, k), dtype=dtype, device=device), tt.ones((k, 1), dtype=dtype, device=device)
+    return tt.addmm(c, a, b, beta=beta, alpha=alpha)
+
+
+def test_addmm_converts_beta_and_alpha_to_the_dtype_as_pytorch():
+    """PyTorch 2.13 converts beta and alpha to the matrices' dtype (checked): an integer
+    dtype truncates them, refuses what does not fit and a complex number with an
+    imaginary part; with an empty product (mat1 [n, 0]) the result is ``self * beta``,
+    which refuses a beta of a higher kind than the dtype (found by test_addmm_bias with a
+    random seed: int64, k=0, beta=1.0).  The Meta kernel refuses the same calls."""
+    assert _addmm(tt.int64, 1.7, 1, 2).tolist() == [[5]]  # 1 * 3 + 2
+    assert _addmm(tt.int64, 2.5, 1.5, 2).tolist() == [[8]]  # 2 * 3 + 1 * 2
+    assert _addmm(tt.int64, -0.5, 1, 2).tolist() == [[2]]  # 0 * 3 + 2
+    assert _addmm(tt.int64, 1, 1 + 0j, 2).tolist() == [[5]]
+    assert _addmm(tt.float32, -0.5, 1, 2).tolist() == [[0.5]]
+    assert _addmm(tt.int64, 1, 1.0, 0).tolist() == [[3]]  # alpha unused
+    assert _addmm(tt.int64, 0.0, 1, 0).tolist() == [[0]]
+    for dtype, beta, alpha, k in [
+        (tt.int64, 1.0, 1, 0),
+        (tt.int32, 2.0, 1, 0),
+        (tt.int64, 1j, 1, 0),
+        (tt.float32, 1 + 0j, 1, 0),
+        (tt.uint8, -0.5, 1, 2),
+        (tt.uint8, 300, 1, 2),
+        (tt.int64, 1, 1j, 2),
+        (tt.float32, 1j, 1, 2),
+    ]:
+        for device in ("cpu", "meta"):
+            with pytest.raises(RuntimeError, match="can't be cast|without overflow"):
+                _addmm(dtype, beta, alpha, k, device)
+
+
+def test_an_empty_result_takes_any_beta():
+    """The empty-product rule needs a result to write: [0, 1] and [1, 0] results take a
+    float beta with integer matrices (PyTorch 2.13; a random seed found n=0)."""
+    for n, p in [(0, 1), (1, 0), (0, 0)]:
+        c, a, b = (
+            tt.ones(p, dtype=tt.int64),
+            tt.ones((n, 0), dtype=tt.int64),
+            tt.ones((0, p), dtype=tt.int64),
+        )
+        assert tuple(tt.addmm(c, a, b, beta=1.0).shape) == (n, p)
