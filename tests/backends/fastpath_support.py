@@ -255,6 +255,11 @@ def compare_with_torch(
     try:
         expected = torch_call(*args)
     except Exception as e:  # noqa: BLE001
+        if "ComplexHalf" in str(e):
+            # float16 with a complex 0-d tensor computes in complex32 there, which has few
+            # kernels ("div_cpu" not implemented for 'ComplexHalf'); we have no complex32
+            # and compute in complex64 (as _same_as_torch skips complex32 results).
+            return
         assert ours.error is not None, f"PyTorch raises {e!r}; we return {ours.value!r}"
         return
     assert ours.error is None, f"we raise {ours.error!r}; PyTorch returns {expected!r}"

@@ -81,10 +81,16 @@ def test_whole_sum(x: Any) -> None:
     data=st.data(),
 )
 def test_whole_sum_above_the_threshold_is_add_reduce(n: int, dtype: Any, data: Any) -> None:
-    """Past _TINY_SUM the fast path is NumPy's pairwise sum itself: bit for bit."""
+    """Past _TINY_SUM the fast path is NumPy's pairwise sum itself: bit for bit.  Up to
+    it (a BLAS product with ones), the two orders agree within their rounding, which
+    scales with the sum of magnitudes, not with the sum: a sum that cancels to -143 out
+    of terms summing to 2e5 in magnitude may differ in its fifth digit (a random seed
+    found one)."""
     seed = data.draw(st.integers(0, 2**32 - 1))
-    x = tt.tensor(np.random.default_rng(seed).standard_normal(n) * 1e3, dtype=dtype)
-    same_both_ways(lambda a: a.sum(), x, rtol=1e-5 if n <= 256 else 0.0)
+    values = np.random.default_rng(seed).standard_normal(n) * 1e3
+    x = tt.tensor(values, dtype=dtype)
+    cancel = float(np.abs(values).sum()) / max(abs(float(values.sum())), 1e-30)
+    same_both_ways(lambda a: a.sum(), x, rtol=1e-5 * max(1.0, cancel) if n <= 256 else 0.0)
 
 
 @settings(max_examples=60, deadline=None)
