@@ -21,7 +21,7 @@ import numpy as np
 from . import errors, fastpaths, shape_rules
 from .elementwise import Namespace, rename
 from .frontend import FrontEnd
-from .numbers import check_fill, wrapped
+from .numbers import check_fill, int_range, wrapped
 
 __all__ = [
     "arange_length",
@@ -137,11 +137,7 @@ def check_randint(dt: Any, low: int, high: int) -> None:
             f"randint(): random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
     if dt.category <= 1:
-        lo_lim, hi_lim = (
-            (0, 1)
-            if dt.category == 0  # bool
-            else (int(np.iinfo(dt.numpy_dtype).min), int(np.iinfo(dt.numpy_dtype).max))
-        )
+        lo_lim, hi_lim = (0, 1) if dt.category == 0 else int_range(dt)  # bool: 0 and 1
         if low < lo_lim:
             raise RuntimeError(
                 f"randint(): from is out of bounds for {dt.name} (argument 'low' is {low})"

@@ -31,10 +31,10 @@ import types
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import numpy as np
-
 from . import errors, fastpaths, shape_rules
 from .frontend import FrontEnd
+from .numbers import NUMBER_KIND as _NUMBER_KIND
+from .numbers import int_range
 
 __all__ = [
     "MetaNamespace",
@@ -50,9 +50,6 @@ __all__ = [
     "unary",
     "unary_args",
 ]
-
-# A Python number's category (bool < int < float < complex), as dtype.category numbers it.
-_NUMBER_KIND = {bool: 0, int: 1, float: 2, complex: 3}
 
 
 _NAMESPACES: dict[type, Any] = {}
@@ -357,19 +354,6 @@ def _promote(
     return x, y, (cdt, odt)
 
 
-_INT_RANGES: dict[Any, tuple[int, int]] = {}
-
-
-def _int_range(dt: Any) -> tuple[int, int]:
-    """The values an integer dtype holds (``numbers.limits`` also takes the negative ints
-    an unsigned dtype wraps)."""
-    lim = _INT_RANGES.get(dt)
-    if lim is None:
-        info = np.iinfo(dt.numpy_dtype)
-        lim = _INT_RANGES[dt] = (int(info.min), int(info.max))
-    return lim
-
-
 def _number_as(value: Any, cdt: Any, ns: Namespace) -> Any:
     # NumPy 2 refuses Python ints out of an array's range (int8 + 1000); PyTorch wraps.
     return ns.astype(ns.xp.asarray(value), cdt)
@@ -559,7 +543,7 @@ def _scalar_kernel(
             # An int out of an integer dtype's range: PyTorch converts it to the dtype
             # first, wrapping around (uint8: -1 is 255, so ``x < -1`` is ``x < 255``);
             # NumPy 2 compares it as the number it is, and refuses it in arithmetic.
-            lo, hi = _int_range(cdt)
+            lo, hi = int_range(cdt)
             if not lo <= y <= hi and -(2**63) <= y < 2**64:
                 y = _number_as(y, cdt, ns)
         try:

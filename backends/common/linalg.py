@@ -22,6 +22,7 @@ from numpy import ndarray as _np_ndarray
 from . import errors, fastpaths, shape_rules
 from .elementwise import Namespace, rename
 from .frontend import FrontEnd
+from .numbers import NUMBER_KIND as _NUMBER_KIND
 from .numbers import check_fits
 
 __all__ = [
@@ -110,8 +111,6 @@ def result_binary(
     return shape, entry[0], entry[1], dev
 
 
-# A Python number's kind, as the dtype categories count them (bool, integer, float, complex).
-_NUMBER_KIND = {bool: 0, int: 1, float: 2, complex: 3}
 _WRAPPED_NAMES = {1: "Long", 2: "Float", 3: "ComplexFloat"}  # the number as a 0-d tensor
 
 

@@ -30,9 +30,24 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_fill", "check_fits", "limits", "overflows", "wrapped"]
+__all__ = ["NUMBER_KIND", "check_fill", "check_fits", "int_range", "limits", "overflows", "wrapped"]
+
+# A Python number's kind, as ``dtype.category`` numbers it (bool < int < float < complex):
+# a number keeps a tensor's dtype when its kind is not above the tensor's.
+NUMBER_KIND = {bool: 0, int: 1, float: 2, complex: 3}
 
 _LIMITS: dict[Any, tuple[float, float]] = {}
+_INT_RANGES: dict[Any, tuple[int, int]] = {}
+
+
+def int_range(dt: Any) -> tuple[int, int]:
+    """The values an integer dtype holds (``limits`` also takes the negative ints an
+    unsigned dtype wraps)."""
+    lim = _INT_RANGES.get(dt)
+    if lim is None:
+        info = np.iinfo(dt.numpy_dtype)
+        lim = _INT_RANGES[dt] = (int(info.min), int(info.max))
+    return lim
 
 
 def limits(dt: Any) -> tuple[float, float]:

@@ -17,13 +17,10 @@ import numpy as _numpy
 from . import errors, fastpaths, overlap, shape_rules
 from .elementwise import Namespace, rename
 from .frontend import FrontEnd
+from .numbers import NUMBER_KIND as _NUMBER_KIND
 from .numbers import check_fits, limits, overflows
 
 __all__ = ["kernels", "result"]
-
-# A Python number's kind (the dtypes' ``kind``: bool, int, float, complex): it keeps a
-# tensor's dtype when its kind is not above the tensor's.
-_NUMBER_KIND = {bool: 0, int: 1, float: 2, complex: 3}
 
 
 def _shape(front: FrontEnd, x: Any) -> tuple[int, ...]:
