@@ -129,18 +129,23 @@ def sum_to(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return g.sum(0) if g.shape != shape else g
 
 
+# Formulas get the node's edges: a product computes only the gradients that flow
+# somewhere (``x @ w1``'s input gradient is a [64, 256] x [256, 256] product nobody reads).
 MM = table(
     lambda a, b: T(a.a @ b.a),
-    lambda g, a, b, out: (g @ b.a.T, a.a.T @ g),
+    lambda g, a, b, out, edges: (
+        None if edges[0] is None else g @ b.a.T,
+        None if edges[1] is None else a.a.T @ g,
+    ),
 )
 ADD = table(
     lambda a, b: T(a.a + b.a),
-    lambda g, a, b, out: (sum_to(g, a.a.shape), sum_to(g, b.a.shape)),
+    lambda g, a, b, out, edges: (sum_to(g, a.a.shape), sum_to(g, b.a.shape)),
 )
 MULS = table(lambda a, k: T(a.a * k), None)
 RELU = table(
     lambda a, _: T(np.maximum(a.a, _zeros(a.a))),
-    lambda g, a, _, out: (mask_zero_fn(out.a > 0, g, _UNSIGNED[g.dtype]), None),
+    lambda g, a, _, out, edges: (mask_zero_fn(out.a > 0, g, _UNSIGNED[g.dtype]), None),
 )
 
 
@@ -152,7 +157,7 @@ def _ce(x: T, y: T) -> T:
     return T(np.asarray((np.log(s[:, 0]) - z[rows, y.a]).mean(), dtype=z.dtype))
 
 
-def _ce_grad(g: np.ndarray, x: T, y: T, out: T) -> tuple[Any, None]:
+def _ce_grad(g: np.ndarray, x: T, y: T, out: T, edges: Any) -> tuple[Any, None]:
     e = np.exp(x.a - x.a.max(1, keepdims=True))
     p = e / e.sum(1, keepdims=True)
     p[np.arange(p.shape[0]), y.a] -= 1
@@ -187,7 +192,7 @@ def backward(loss: T) -> None:
                 var.grad = T(g) if var.grad is None else T(var.grad.a + g)
                 continue
             a, b, out = node.saved
-            grads = node.fn(g, a, b, out)
+            grads = node.fn(g, a, b, out, node.edges)
             node.saved = None
             for nxt, gi in zip(node.edges, grads, strict=True):
                 if nxt is None:
