@@ -232,6 +232,8 @@ class OpOverload:
         "_arity2",
         "_arity2t",
         "_arity3",
+        "_arity2k",
+        "_arity3k",
         "_check",
         "_entries",
         "_extractors",
@@ -246,6 +248,8 @@ class OpOverload:
         "_tags",
         "_tensor_pos",
         "_types1",
+        "_types2",
+        "_kwtypes",
         "define_location",
     )
 
@@ -265,7 +269,10 @@ class OpOverload:
         # entries need to know without calling it.
         self._check: Callable[..., None] = _no_check
         self._arity1 = self._arity2 = self._arity2t = self._arity3 = False
+        self._arity2k = self._arity3k = False
         self._types1: frozenset[type] = frozenset()
+        self._types2: frozenset[type] = frozenset()
+        self._kwtypes: dict[str, frozenset[type]] = {}
         self._optional_elements: frozenset[int] = frozenset()
         self._required_lists: frozenset[int] = frozenset()
         self._state = _NO_STATE  # what a call reads of the table; made by _rebuild
@@ -321,6 +328,9 @@ class OpOverload:
         def __call__(self, /, *args: Any, **kwargs: Any) -> Any: ...
         def call1(self, a: Any, /) -> Any: ...
         def call2(self, a: Any, b: Any, /) -> Any: ...
+        def call3(self, a: Any, b: Any, c: Any, /) -> Any: ...
+        def call2k(self, a: Any, b: Any, kwargs: dict[str, Any], /) -> Any: ...
+        def call3k(self, a: Any, b: Any, c: Any, kwargs: dict[str, Any], /) -> Any: ...
         def redispatch(self, keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any: ...
 
     def below(self, bits: int, /) -> Callable[..., Any]:
@@ -345,8 +355,9 @@ class OpOverload:
         if schema is None:
             self._tensor_pos, self._extractors = (), ()
             self._check, self._arity1, self._arity2 = _no_check, False, False
-            self._arity2t = self._arity3 = False
-            self._types1 = frozenset()
+            self._arity2t = self._arity3 = self._arity2k = self._arity3k = False
+            self._types1 = self._types2 = frozenset()
+            self._kwtypes = {}
             self.__class__ = OpOverload
             return
         self._check = _CheckOnFirstCall(self, schema)
@@ -364,6 +375,20 @@ class OpOverload:
             if self._arity2 and args[1].type.tensor_kind is None
             else frozenset()
         )
+        # The two-tensor class's call3: a third positional value that is not a tensor.
+        self._types2 = (
+            fast_types(args[2].type)
+            if arity_ok(schema, 3) and args[2].type.tensor_kind is None
+            else frozenset()
+        )
+        # call2k and call3k: the first two or three values positional tensors, every other
+        # positional argument at its default, and keyword-only values each of a type that
+        # fits its argument outright (``_kwtypes``: a Scalar's int, float...; a keyword
+        # whose values need the checker, a tensor's, has none, so it takes the full path).
+        kw_tensors = [a.type.tensor_kind == "tensor" for a in args[:3]]
+        self._arity2k = arity_ok(schema, 2) and all(kw_tensors[:2]) and len(kw_tensors) >= 2
+        self._arity3k = arity_ok(schema, 3) and all(kw_tensors) and len(kw_tensors) == 3
+        self._kwtypes = {a.name: types for a in schema.kwarg_only if (types := fast_types(a.type))}
         self._optional_elements = frozenset(
             i
             for i, a in enumerate(args)

@@ -75,8 +75,19 @@ def _positional_entry(ov: Any, n: int) -> Any:
         return getattr(ov, "call1", None)
     if n == 2 and ("call2" in type(ov).__dict__ or ov._tensor_pos[:2] == (0, 1)):
         return ov.call2
-    if n == 3 and ov._tensor_pos[:3] == (0, 1, 2):
+    if n == 3 and ("call3" in type(ov).__dict__ or ov._tensor_pos[:3] == (0, 1, 2)):
         return ov.call3
+    return None
+
+
+def _keyword_entry(ov: Any, n: int) -> Any:
+    """The overload's entry for exactly ``n`` positional tensors and keyword-only values
+    (``call2k``/``call3k``, Note [Specialised call paths]), or None: taken when the
+    positional values are the schema's first ``n`` arguments and all of them tensors."""
+    if n == 2 and ov._arity2k and ov._tensor_pos[:2] == (0, 1):
+        return ov.call2k
+    if n == 3 and ov._arity3k and ov._tensor_pos[:3] == (0, 1, 2):
+        return ov.call3k
     return None
 
 
@@ -172,7 +183,14 @@ def _generate(op: OpInfo, receiver: str) -> Callable[..., Any]:
             lines.append(f"{indent}if {omitted}:")
             lines.append(f"{indent}    return {_wrapped(wrap, f'_ov{i}_n({call_pos})')}")
             sep = ", " if call_pos else ""
-            lines.append(f"{indent}return {_wrapped(wrap, f'_ov{i}({call_pos}{sep}{given})')}")
+            keyword_entry = _keyword_entry(ov, len(positional))
+            if keyword_entry is not None:  # ``p.add_(g, alpha=-lr)``: no checker's call
+                env[f"_ov{i}_k"] = keyword_entry
+                kwargs = ", ".join(f"{k!r}: {k}" for k, _ in keywords)
+                call = f"_ov{i}_k({call_pos}, {{{kwargs}}})"
+            else:
+                call = f"_ov{i}({call_pos}{sep}{given})"
+            lines.append(f"{indent}return {_wrapped(wrap, call)}")
         else:
             lines.append(f"{indent}return {_wrapped(wrap, f'_ov{i}({call_pos})')}")
         if not discriminants:

@@ -334,32 +334,45 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
             out = xp.where(xp.abs(w) < 0.5, x + w * diff, e - diff * (1 - w))
             return make(finish(out, odt), odt, _device(front, self, end, weight))
 
-        def lerp_in_place(self: Any, end: Any, weight: Any) -> Any:
-            """Note [Ternary in-place fast path]: ``m.lerp_(g, 1 - beta1)`` as the fast
-            path above computes it, written into ``self``'s array; None: the general way."""
-            dt = self._dtype
-            if type(self) is not tensor_type or not lerp_fast(self, end, weight):
-                return None
-            x, e = self._array, end._array
-            if type(x) is not _numpy.ndarray or e.shape != x.shape or not x.flags.writeable:
-                return None
-            if x.base is not None or e.base is not None:
-                overlap.check_in_place("lerp_", x, e)
-            # The weight rounded to the dtype: a NumPy scalar of it, which promotes as the
-            # fast path's 0-d array does (~0.4 us less than asarray + astype).
-            w = dt.numpy_dtype.type(weight)
-            diff = e - x  # read before anything is written: ``end`` may be ``self``
-            if abs(w) < 0.5:  # x + w * diff
-                diff *= w
-                x += diff
-            else:  # e - diff * (1 - w)
-                diff *= 1 - w
-                _numpy.subtract(e, diff, out=x)
-            return self
+        def lerp_in_place(general: Any) -> Any:
+            """Note [Ternary in-place fast path]: the kernel of ``lerp_``; ``m.lerp_(g, 1 -
+            beta1)`` as the fast path above computes it, written into ``self``'s array;
+            anything else ``general(self, end, weight)``, the in-place kernel's general way."""
+
+            def kernel(self: Any, end: Any, weight: Any) -> Any:
+                dt = self._dtype
+                if (
+                    type(self) is tensor_type
+                    and dt in lerp_direct
+                    and fastpaths.ENABLED
+                    and type(end) is tensor_type
+                    and end._dtype is dt
+                    and end._device is self._device
+                    and (type(weight) is float or type(weight) is int)
+                ):  # lerp_fast, inline
+                    x, e = self._array, end._array
+                    if type(x) is _numpy.ndarray and e.shape == x.shape and x.flags.writeable:
+                        if x.base is not None or e.base is not None:
+                            overlap.check_in_place("lerp_", x, e)
+                        # The weight rounded to the dtype: a NumPy scalar of it, which
+                        # promotes as the fast path's 0-d array does (~0.4 us less than
+                        # asarray + astype).
+                        w = dt.numpy_dtype.type(weight)
+                        diff = e - x  # read before anything is written: ``end`` may be ``self``
+                        if abs(w) < 0.5:  # x + w * diff
+                            diff *= w
+                            x += diff
+                        else:  # e - diff * (1 - w)
+                            diff *= 1 - w
+                            _numpy.subtract(e, diff, out=x)
+                        return self
+                return general(self, end, weight)
+
+            return kernel
 
         rename(lerp, "lerp", ns)
         if ns.ndarray is _numpy.ndarray:
-            lerp._in_place_fast = lerp_in_place  # type: ignore[attr-defined]
+            lerp._in_place_kernel = lerp_in_place  # type: ignore[attr-defined]
         return {"lerp.Scalar": lerp, "lerp.Tensor": lerp}
 
     if op.name in _ADDC:
@@ -410,39 +423,56 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
             out = x + (v * a / b if divide else v * a * b)
             return make(finish(out, odt), odt, _device(front, self, tensor1, tensor2))
 
-        def addc_in_place(self: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
-            """Note [Ternary in-place fast path]: Adam's ``v.addcmul_(g, g, value=...)``
-            and ``p.addcdiv_(m, denom, value=...)`` as the fast path above computes them,
-            ``self + (value * tensor1 * tensor2)`` (or ``/``) with the product's two steps
-            in one temporary and the sum written into ``self``'s array; operands of
-            ``self``'s shape (broadcasting and its errors go the general way)."""
-            dt = self._dtype
-            if type(self) is not tensor_type or not addc_fast(self, tensor1, tensor2, value):
-                return None
-            x, a, b = self._array, tensor1._array, tensor2._array
-            if (
-                type(x) is not _numpy.ndarray
-                or a.shape != x.shape
-                or b.shape != x.shape
-                or not x.flags.writeable
-            ):
-                return None
-            if x.base is not None or a.base is not None or b.base is not None:
-                overlap.check_in_place(in_place_name, x, a, b)
-            lo, hi = limits(dt)
-            if not lo <= value <= hi:  # NaN and inf fit a float dtype: check_fits says so
-                check_fits(name, value, dt, "value")  # Note [Numbers that overflow]
-            tmp = dt.numpy_dtype.type(value) * a  # read before the write (a scalar: as lerp's)
-            if divide:
-                tmp /= b
-            else:
-                tmp *= b
-            x += tmp
-            return self
+        def addc_in_place(general: Any) -> Any:
+            """Note [Ternary in-place fast path]: the kernel of ``addcmul_``/``addcdiv_``;
+            Adam's ``v.addcmul_(g, g, value=...)`` and ``p.addcdiv_(m, denom, value=...)``
+            as the fast path above computes them, ``self + (value * tensor1 * tensor2)``
+            (or ``/``) with the product's two steps in one temporary and the sum written
+            into ``self``'s array, for operands of ``self``'s shape; anything else (and
+            broadcasting, with its errors) ``general(...)``, the in-place kernel's general
+            way."""
+
+            def kernel(self: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
+                dt = self._dtype
+                if (
+                    type(self) is tensor_type
+                    and dt in addc_direct
+                    and fastpaths.ENABLED
+                    and type(tensor1) is tensor_type
+                    and type(tensor2) is tensor_type
+                    and tensor1._dtype is dt
+                    and tensor2._dtype is dt
+                    and tensor1._device is self._device
+                    and tensor2._device is self._device
+                    and (type(value) is float or type(value) is int)
+                ):  # addc_fast, inline
+                    x, a, b = self._array, tensor1._array, tensor2._array
+                    if (
+                        type(x) is _numpy.ndarray
+                        and a.shape == x.shape
+                        and b.shape == x.shape
+                        and x.flags.writeable
+                    ):
+                        if x.base is not None or a.base is not None or b.base is not None:
+                            overlap.check_in_place(in_place_name, x, a, b)
+                        lo, hi = limits(dt)
+                        if not lo <= value <= hi:  # NaN and inf fit a float dtype
+                            check_fits(name, value, dt, "value")  # Note [Numbers that overflow]
+                        # Read before the write (a scalar: as lerp's).
+                        tmp = dt.numpy_dtype.type(value) * a
+                        if divide:
+                            tmp /= b
+                        else:
+                            tmp *= b
+                        x += tmp
+                        return self
+                return general(self, tensor1, tensor2, value=value)
+
+            return kernel
 
         rename(addc, op.name, ns)
         if ns.ndarray is _numpy.ndarray:
-            addc._in_place_fast = addc_in_place  # type: ignore[attr-defined]
+            addc._in_place_kernel = addc_in_place  # type: ignore[attr-defined]
         return {op.name: addc}
 
     def clamp(self: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002

@@ -103,21 +103,21 @@ def _inplace(
     direct = getattr(functional, "_in_place", None)  # Note [In-place fast path] (CPU)
     if direct is not None:
         return _direct_inplace(front, name, functional, *direct)
-    # Note [Ternary in-place fast path] (backends/common/ternary.py): lerp_, addcmul_,
-    # addcdiv_ written straight into self's array when the functional's fast path would
-    # run (refusing partial overlaps itself); it returns None when not, and the general
-    # way below runs.
-    fast = getattr(functional, "_in_place_fast", None)
 
     def kernel(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if fast is not None and fast(self, *args, **kwargs) is not None:
-            return self
         if refuses_complex and self._dtype.is_complex:
             raise RuntimeError(f"{name}(): In-place abs is not supported for complex tensors.")
         if elementwise:
             _check_overlap(front, name, self, args, kwargs)
         return write_into(front, name, self, functional(self, *args, **kwargs), ns)
 
+    # Note [Ternary in-place fast path] (backends/common/ternary.py): lerp_, addcmul_,
+    # addcdiv_ written straight into self's array when the functional's fast path would
+    # run (refusing partial overlaps itself): the functional offers the whole kernel,
+    # which calls the general one above when it does not apply (one frame less a call).
+    make_kernel = getattr(functional, "_in_place_kernel", None)
+    if make_kernel is not None:
+        kernel = make_kernel(kernel)
     kernel.__name__ = kernel.__qualname__ = name.replace(".", "_")
     return kernel
 

@@ -176,7 +176,7 @@ def test_custom_op_objects_validate(ns: str) -> None:
         scale._lib.destroy()
 
 
-def test_call1_call2_and_call3_check_their_arity(lib: Library) -> None:
+def test_the_fixed_arity_entries_check_their_arity(lib: Library) -> None:
     """The fixed-arity entries do not call the checker: they know from the schema whether
     one or two positional values fit, and the second value's type by one set lookup."""
     two, rec2 = _define(lib, "f(Tensor x, Tensor y) -> Tensor")
@@ -197,6 +197,19 @@ def test_call1_call2_and_call3_check_their_arity(lib: Library) -> None:
     assert scalar.call2(_T, 2) == scalar.call2(_T, 0.5) == "ran"
     _refuses(lambda: scalar.call2(_T, "2"), recs, "k", "must be Scalar, not str")
     _refuses(lambda: scalar.call2(_T, [2]), recs, "k", "must be Scalar, not list")
+    alpha, reca = _define(lib, "q(Tensor x, Tensor y, *, Scalar alpha=1) -> Tensor")
+    assert alpha.call2k(_T, _T, {"alpha": 0.5}) == alpha.call2k(_T, _T, {}) == "ran"
+    _refuses(lambda: alpha.call2k(_T, _T, {"alpha": "a"}), reca, "q", "must be Scalar, not str")
+    _refuses(lambda: alpha.call2k(_T, _T, {"alpah": 2}), reca, "q", "'alpah'")
+    _refuses(lambda: alpha.call2k(_T, 2, {"alpha": 2}), reca, "q", "must be Tensor, not int")
+    _refuses(lambda: two.call2k(_T, _T, {"alpha": 2}), rec2, "f", "'alpha'")
+    value, recv = _define(lib, "r(Tensor x, Tensor y, Tensor z, *, Scalar value=1) -> Tensor")
+    assert value.call3k(_T, _T, _T, {"value": 2}) == "ran"
+    _refuses(lambda: value.call3k(_T, _T, _T, {"value": None}), recv, "r", "must be Scalar")
+    _refuses(lambda: value.call3k(_T, _T, None, {"value": 2}), recv, "r", "must be Tensor")
+    _refuses(lambda: keyword.call3k(_T, _T, _T, {}), reck, "m", "missing required keyword-only")
+    assert keyword.call3k(_T, _T, _T, {"n": 2}) == "ran"  # a required keyword: the full path
+    assert reca.calls[-1] == ((_T, _T), {}) and recv.calls[-1] == ((_T, _T, _T), {"value": 2})
 
 
 def test_defaults_are_checked_when_the_schema_is_defined() -> None:
@@ -384,7 +397,7 @@ _BITS = [CPU_BITS, META_BITS, CPU_BITS | _RG, META_BITS | _RG]
     second=st.sampled_from([None, 2, 2.5, True, "s", [1], 1j, "tensor"]),
     tls=st.sampled_from(["none", "exclude_autograd", "include_meta", "no_grad"]),
 )
-def test_call1_call2_and_call3_pick_what_the_general_call_picks(
+def test_the_fixed_arity_entries_pick_what_the_general_call_picks(
     bits: list[int], second: Any, tls: str
 ) -> None:
     library = Library(unique_namespace("valc"), "DEF")
@@ -397,6 +410,9 @@ def test_call1_call2_and_call3_pick_what_the_general_call_picks(
             "t(Tensor x, Tensor y, Tensor z) -> Tensor",
             "o(Tensor x, Tensor y, Tensor? z) -> Tensor",
             "w(Tensor x, Tensor y, Scalar z) -> Tensor",
+            "k(Tensor x, Tensor y, *, Scalar alpha=1) -> Tensor",
+            "v(Tensor x, Tensor y, Tensor z, *, Scalar value=1) -> Tensor",
+            "g(Tensor x, Tensor y, *, Tensor? w=None) -> Tensor",
         ):
             library.define(schema)
             name = schema[0]
@@ -436,6 +452,27 @@ def test_call1_call2_and_call3_pick_what_the_general_call_picks(
             (lambda: ns.o.default.call3(a, b, second), lambda: ns.o.default(a, b, second)),
             (lambda: ns.w.default.call3(a, b, second), lambda: ns.w.default(a, b, second)),
             (lambda: ns.w.default.call3(a, second, 1), lambda: ns.w.default(a, second, 1)),
+            (
+                lambda: ns.k.default.call2k(a, b, {"alpha": second}),
+                lambda: ns.k.default(a, b, alpha=second),
+            ),
+            (
+                lambda: ns.k.default.call2k(a, second, {"alpha": 2}),
+                lambda: ns.k.default(a, second, alpha=2),
+            ),
+            (
+                lambda: ns.v.default.call3k(a, b, c, {"value": second}),
+                lambda: ns.v.default(a, b, c, value=second),
+            ),
+            (
+                lambda: ns.v.default.call3k(a, b, second, {"value": 0.5}),
+                lambda: ns.v.default(a, b, second, value=0.5),
+            ),
+            # A tensor by keyword: its bits count (the full path).
+            (
+                lambda: ns.g.default.call2k(a, b, {"w": second}),
+                lambda: ns.g.default(a, b, w=second),
+            ),
         ]
         guards = {
             "none": _Null,

@@ -64,6 +64,30 @@ def test_keywords_at_their_defaults_take_the_positional_entry() -> None:
     assert tt.addmm(a, m, m, beta=0).tolist() == [[1.0, 0.0], [0.0, 1.0]]
 
 
+def test_given_keywords_take_the_keyword_entries() -> None:
+    """Note [Specialised call paths]: the optimizers' spellings, ``p.add_(g, alpha=-lr)``,
+    ``v.addcmul_(g, g, value=...)``, ``m.lerp_(g, 0.1)``, enter through ``call2k``,
+    ``call3k`` and the two-tensor class's ``call3``; a value the entry does not take (a
+    Scalar overload's number, a string) reaches the general entry and its error."""
+    from dispatch import ops
+
+    assert tt.Tensor.add_.__globals__["_ov0_k"] == ops.core.add_.Tensor.call2k
+    assert "return _ov0_k(self, other, {'alpha': alpha})" in inspect.getsource(tt.Tensor.add_)
+    assert tt.Tensor.addcmul_.__globals__["_ov0_k"] == ops.core.addcmul_.default.call3k
+    assert tt.Tensor.lerp_.__globals__["_ov0"] == ops.core.lerp_.Scalar.call3
+    a, b = tt.tensor([1.0, 2.0]), tt.tensor([3.0, 5.0])
+    assert a.clone().add_(b, alpha=2).tolist() == [7.0, 12.0]
+    assert a.clone().sub_(b, alpha=0.5).tolist() == [-0.5, -0.5]
+    assert a.clone().add_(2, alpha=3).tolist() == [7.0, 8.0]  # add_.Scalar: the general entry
+    assert a.clone().addcmul_(b, b, value=2).tolist() == [19.0, 52.0]
+    assert a.clone().addcdiv_(b, b, value=-1).tolist() == [0.0, 1.0]
+    assert a.clone().lerp_(b, 0.5).tolist() == [2.0, 3.5]
+    with pytest.raises(TypeError, match="alpha"):
+        a.clone().add_(b, alpha="2")
+    with pytest.raises(TypeError, match="weight"):
+        a.clone().lerp_(b, "w")
+
+
 def test_a_backend_kernel_is_registered_at_its_row() -> None:
     """dump_table's site of a kernel made from a table row is the row's line, not the
     registration loop's (issue #15: visible code)."""
