@@ -168,6 +168,24 @@ _KEYWORDS_FIT = """\
             return self({tensors}, **kwargs)
 """
 
+
+def _tensors_bits(tensors: str, arity: str, full: str = "") -> str:
+    """The bits step of an entry given exactly ``tensors`` ("a, b"): their bits OR-ed,
+    and the full path (``self(<full>)``) for a value that is not a tensor or a call the
+    schema does not take as one of this shape (``self.<arity>``, Note [Validating every
+    call])."""
+    full = full or tensors
+    ored = " | ".join(f"{t}._dispatch_bits" for t in tensors.split(", "))
+    return f"""\
+    try:
+        bits = {ored}
+    except AttributeError:  # not tensors: the full path says what is wrong
+        return self({full})
+    if not self.{arity}:  # Note [Validating every call]
+        return self({full})
+"""
+
+
 ENTRIES = (
     Entry("OpOverload", "__call__", _ANY, _SCHEMA_BITS),
     Entry(
@@ -239,28 +257,14 @@ ENTRIES = (
         "_TwoTensors",
         "call2",
         "a, b, /",
-        """\
-    try:
-        bits = a._dispatch_bits | b._dispatch_bits
-    except AttributeError:  # not tensors: the full path says what is wrong
-        return self(a, b)
-    if not self._arity2:  # Note [Validating every call]
-        return self(a, b)
-""",
+        _tensors_bits("a, b", "_arity2"),
         doc="``self(a, b)`` for two positional tensors and nothing else (``a + b``).",
     ),
     Entry(
         "OpOverload",
         "call2",
         "a, b, /",
-        """\
-    try:
-        bits = a._dispatch_bits | b._dispatch_bits
-    except AttributeError:  # not two tensors: the full path
-        return self(a, b)
-    if not self._arity2t:  # Note [Validating every call]
-        return self(a, b)
-""",
+        _tensors_bits("a, b", "_arity2t"),
         doc="``self(a, b)`` for two positional tensors, every other argument at its default\n"
         "(``cross_entropy(x, y)``: its optional weight None).",
     ),
@@ -268,29 +272,14 @@ ENTRIES = (
         "OpOverload",
         "call3",
         "a, b, c, /",
-        """\
-    try:
-        bits = a._dispatch_bits | b._dispatch_bits | c._dispatch_bits
-    except AttributeError:  # not three tensors (a None bias): the full path
-        return self(a, b, c)
-    if not self._arity3:  # Note [Validating every call]
-        return self(a, b, c)
-""",
+        _tensors_bits("a, b, c", "_arity3"),
         doc="``self(a, b, c)`` for three positional tensors and nothing else (``linear``).",
     ),
     Entry(
         "OpOverload",
         "call2k",
         "a, b, kwargs, /",
-        """\
-    try:
-        bits = a._dispatch_bits | b._dispatch_bits
-    except AttributeError:  # not two tensors: the full path
-        return self(a, b, **kwargs)
-    if not self._arity2k:  # Note [Validating every call]
-        return self(a, b, **kwargs)
-"""
-        + _KEYWORDS_FIT.format(tensors="a, b"),
+        _tensors_bits("a, b", "_arity2k", "a, b, **kwargs") + _KEYWORDS_FIT.format(tensors="a, b"),
         doc="``self(a, b, **kwargs)`` for two positional tensors and keyword-only values\n"
         "(``p.add_(g, alpha=-lr)``): no ``*args`` to pack, nor the checker's call.",
         forward="a, b, **kwargs",
@@ -299,14 +288,7 @@ ENTRIES = (
         "OpOverload",
         "call3k",
         "a, b, c, kwargs, /",
-        """\
-    try:
-        bits = a._dispatch_bits | b._dispatch_bits | c._dispatch_bits
-    except AttributeError:  # not three tensors: the full path
-        return self(a, b, c, **kwargs)
-    if not self._arity3k:  # Note [Validating every call]
-        return self(a, b, c, **kwargs)
-"""
+        _tensors_bits("a, b, c", "_arity3k", "a, b, c, **kwargs")
         + _KEYWORDS_FIT.format(tensors="a, b, c"),
         doc="``self(a, b, c, **kwargs)`` for three positional tensors and keyword-only\n"
         "values (``v.addcmul_(g, g, value=1 - beta2)``).",

@@ -340,16 +340,8 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
             anything else ``general(self, end, weight)``, the in-place kernel's general way."""
 
             def kernel(self: Any, end: Any, weight: Any) -> Any:
-                dt = self._dtype
-                if (
-                    type(self) is tensor_type
-                    and dt in lerp_direct
-                    and fastpaths.ENABLED
-                    and type(end) is tensor_type
-                    and end._dtype is dt
-                    and end._device is self._device
-                    and (type(weight) is float or type(weight) is int)
-                ):  # lerp_fast, inline
+                if type(self) is tensor_type and lerp_fast(self, end, weight):
+                    dt = self._dtype
                     x, e = self._array, end._array
                     if type(x) is _numpy.ndarray and e.shape == x.shape and x.flags.writeable:
                         if x.base is not None or e.base is not None:
@@ -433,19 +425,8 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
             way."""
 
             def kernel(self: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
-                dt = self._dtype
-                if (
-                    type(self) is tensor_type
-                    and dt in addc_direct
-                    and fastpaths.ENABLED
-                    and type(tensor1) is tensor_type
-                    and type(tensor2) is tensor_type
-                    and tensor1._dtype is dt
-                    and tensor2._dtype is dt
-                    and tensor1._device is self._device
-                    and tensor2._device is self._device
-                    and (type(value) is float or type(value) is int)
-                ):  # addc_fast, inline
+                if type(self) is tensor_type and addc_fast(self, tensor1, tensor2, value):
+                    dt = self._dtype
                     x, a, b = self._array, tensor1._array, tensor2._array
                     if (
                         type(x) is _numpy.ndarray
