@@ -468,3 +468,63 @@ def test_backward_seed_dispatches_under_a_mode() -> None:
         loss.backward()
     assert log.lines[0].startswith("core::ones_like(float32[scalar]@cpu)")
     np.testing.assert_array_equal(x.grad.numpy(), np.full(3, 2.0, np.float32))
+
+
+# -- Note [Cross-entropy softmax kept for the backward] -----------------------------------------
+def _ce_grad(x: np.ndarray, y: np.ndarray, order: str, keep: bool) -> list[bytes]:
+    """x's gradients after the backward of ``F.cross_entropy(x, y)`` in the given order;
+    ``keep=False`` empties the slot before each backward (the backward computes again)."""
+    kept = _lanes._CROSS_ENTROPY_BACKWARD.below(_lanes._CPU_BITS).kept_softmax
+    F = tt.nn.functional
+    xt = tt.tensor(x, requires_grad=True)
+    other = tt.tensor(x[::-1].copy(), requires_grad=True)
+    target = tt.tensor(y)
+    loss = F.cross_entropy(xt, target)
+    if order == "interleaved":  # another forward replaces the slot before the backward
+        F.cross_entropy(other, target)
+    grads = []
+    for _ in range(2 if order == "retain" else 1):
+        if not keep:
+            kept[0] = None
+        loss.backward(retain_graph=order == "retain")
+        grads.append(xt.grad._array.tobytes())
+    return grads
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    data=st.data(),
+    n=st.integers(1, 6),
+    c=st.integers(1, 5),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    order=st.sampled_from(["plain", "interleaved", "retain"]),
+)
+def test_cross_entropy_backward_from_the_kept_softmax_is_the_recomputed_one(
+    data: Any, n: int, c: int, dtype: Any, order: str
+) -> None:
+    # Both sides of the guard: the backward of the last fast forward's own logits takes
+    # the kept pair; another array's (interleaved), a second backward (retain), and rows
+    # far below the batch's largest logit (the forward's per-row path keeps nothing)
+    # compute again.  Bitwise the same gradients either way.
+    value = st.one_of(st.floats(-30, 30), st.sampled_from([-1e4, 0.0, 1e-30]))
+    x = np.array(data.draw(st.lists(value, min_size=n * c, max_size=n * c)), dtype).reshape(n, c)
+    y = np.array(data.draw(st.lists(st.integers(0, c - 1), min_size=n, max_size=n)), np.int64)
+    assert _ce_grad(x, y, order, keep=True) == _ce_grad(x, y, order, keep=False)
+
+
+def test_the_kept_softmax_is_taken_by_its_own_backward_only() -> None:
+    kept = _lanes._CROSS_ENTROPY_BACKWARD.below(_lanes._CPU_BITS).kept_softmax
+    F = tt.nn.functional
+    x = tt.tensor(np.arange(12.0, dtype=np.float32).reshape(4, 3), requires_grad=True)
+    loss = F.cross_entropy(x, tt.tensor([0, 2, 1, 1]))
+    assert kept[0] is not None and kept[0][0] is x._array
+    loss.backward()
+    assert kept[0] is None  # taken: nothing of it outlives the backward
+    big = tt.zeros(2, (1 << 16) // 2 + 1)  # more logits than the slot keeps
+    F.cross_entropy(big, tt.tensor([0, 1]))
+    assert kept[0] is None
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss = F.cross_entropy(x, tt.tensor([0, 2, 1, 1]))
+        with tt.no_grad():
+            x.mul_(2)
+        loss.backward()
