@@ -147,22 +147,30 @@ SPELLINGS = [  # (forward, update)
 ]
 
 
+def _arrays(d: dict[str, np.ndarray], forward: str) -> list[np.ndarray]:
+    """The parameters' arrays (copies) in the forward's layout: F.linear's weights are
+    nn.Linear's ``[out, in]``."""
+    if forward == "F.linear":
+        return [d["w1"].T.copy(), d["b1"].copy(), d["w2"].T.copy(), d["b2"].copy()]
+    return [d[k].copy() for k in ("w1", "b1", "w2", "b2")]
+
+
+def _optimizer_state(params: list[Any], zeros_like: Callable[[Any], Any]) -> dict[str, Any]:
+    return {
+        "momentum": [zeros_like(p) for p in params],
+        "exp_avg": [zeros_like(p) for p in params],
+        "exp_avg_sq": [zeros_like(p) for p in params],
+        "step": 0,
+    }
+
+
 def make_step(lib: Any, d: dict[str, np.ndarray], forward: str, update: str) -> Callable[[], None]:
     """One training step written once for ``tt`` and ``torch``."""
     functional = lib.nn.functional
     as_tensor = (lambda a: lib.from_numpy(a.copy())) if lib is not tt else tt.tensor
     x, y = as_tensor(d["x"]), as_tensor(d["y"])
-    if forward == "F.linear":  # nn.Linear's layout: weight [out, in]
-        arrays = [d["w1"].T.copy(), d["b1"], d["w2"].T.copy(), d["b2"]]
-    else:
-        arrays = [d["w1"], d["b1"], d["w2"], d["b2"]]
-    params = [as_tensor(a).requires_grad_() for a in arrays]
-    state: dict[str, Any] = {
-        "momentum": [lib.zeros_like(p) for p in params],
-        "exp_avg": [lib.zeros_like(p) for p in params],
-        "exp_avg_sq": [lib.zeros_like(p) for p in params],
-        "step": 0,
-    }
+    params = [as_tensor(a).requires_grad_() for a in _arrays(d, forward)]
+    state = _optimizer_state(params, lib.zeros_like)
     apply_update = UPDATES[update]
     linear = functional.linear
     cross_entropy = functional.cross_entropy
@@ -243,16 +251,8 @@ def numpy_step(d: dict[str, np.ndarray], forward: str, update: str) -> Callable[
 
     x, y = d["x"], d["y"]
     linear = forward == "F.linear"
-    if linear:  # nn.Linear's layout: weight [out, in]
-        params = [d["w1"].T.copy(), d["b1"].copy(), d["w2"].T.copy(), d["b2"].copy()]
-    else:
-        params = [d[k].copy() for k in ("w1", "b1", "w2", "b2")]
-    state: dict[str, Any] = {
-        "momentum": [np.zeros_like(p) for p in params],
-        "exp_avg": [np.zeros_like(p) for p in params],
-        "exp_avg_sq": [np.zeros_like(p) for p in params],
-        "step": 0,
-    }
+    params = _arrays(d, forward)
+    state = _optimizer_state(params, np.zeros_like)
     apply_update = NUMPY_UPDATES[update]
     n = x.shape[0]
     rows = np.arange(n)
