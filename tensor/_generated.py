@@ -83,7 +83,11 @@ def _positional_entry(ov: Any, n: int) -> Any:
 def _keyword_entry(ov: Any, n: int) -> Any:
     """The overload's entry for exactly ``n`` positional tensors and keyword-only values
     (``call2k``/``call3k``, Note [Specialised call paths]), or None: taken when the
-    positional values are the schema's first ``n`` arguments and all of them tensors."""
+    positional values are the schema's first ``n`` arguments, all of them tensors, and
+    every keyword-only argument is one the entry can check (a ``Tensor? sorter`` is not:
+    every call would go on to the general entry)."""
+    if not all(a.name in ov._kwtypes for a in ov.schema.kwarg_only):
+        return None
     if n == 2 and ov._arity2k and ov._tensor_pos[:2] == (0, 1):
         return ov.call2k
     if n == 3 and ov._arity3k and ov._tensor_pos[:3] == (0, 1, 2):
