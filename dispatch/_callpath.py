@@ -279,7 +279,7 @@ ENTRIES = (
         "OpOverload",
         "call2k",
         "a, b, kwargs, /",
-        _tensors_bits("a, b", "_arity2k", "a, b, **kwargs") + _KEYWORDS_FIT.format(tensors="a, b"),
+        _tensors_bits("a, b", "_arity2t", "a, b, **kwargs") + _KEYWORDS_FIT.format(tensors="a, b"),
         doc="``self(a, b, **kwargs)`` for two positional tensors and keyword-only values\n"
         "(``p.add_(g, alpha=-lr)``): no ``*args`` to pack, nor the checker's call.",
         forward="a, b, **kwargs",
@@ -288,7 +288,7 @@ ENTRIES = (
         "OpOverload",
         "call3k",
         "a, b, c, kwargs, /",
-        _tensors_bits("a, b, c", "_arity3k", "a, b, c, **kwargs")
+        _tensors_bits("a, b, c", "_arity3", "a, b, c, **kwargs")
         + _KEYWORDS_FIT.format(tensors="a, b, c"),
         doc="``self(a, b, c, **kwargs)`` for three positional tensors and keyword-only\n"
         "values (``v.addcmul_(g, g, value=1 - beta2)``).",

@@ -232,8 +232,6 @@ class OpOverload:
         "_arity2",
         "_arity2t",
         "_arity3",
-        "_arity2k",
-        "_arity3k",
         "_check",
         "_entries",
         "_extractors",
@@ -269,7 +267,6 @@ class OpOverload:
         # entries need to know without calling it.
         self._check: Callable[..., None] = _no_check
         self._arity1 = self._arity2 = self._arity2t = self._arity3 = False
-        self._arity2k = self._arity3k = False
         self._types1: frozenset[type] = frozenset()
         self._types2: frozenset[type] = frozenset()
         self._kwtypes: dict[str, frozenset[type]] = {}
@@ -355,7 +352,7 @@ class OpOverload:
         if schema is None:
             self._tensor_pos, self._extractors = (), ()
             self._check, self._arity1, self._arity2 = _no_check, False, False
-            self._arity2t = self._arity3 = self._arity2k = self._arity3k = False
+            self._arity2t = self._arity3 = False
             self._types1 = self._types2 = frozenset()
             self._kwtypes = {}
             self.__class__ = OpOverload
@@ -381,13 +378,10 @@ class OpOverload:
             if arity_ok(schema, 3) and args[2].type.tensor_kind is None
             else frozenset()
         )
-        # call2k and call3k: the first two or three values positional tensors, every other
-        # positional argument at its default, and keyword-only values each of a type that
-        # fits its argument outright (``_kwtypes``: a Scalar's int, float...; a keyword
-        # whose values need the checker, a tensor's, has none, so it takes the full path).
-        kw_tensors = [a.type.tensor_kind == "tensor" for a in args[:3]]
-        self._arity2k = arity_ok(schema, 2) and all(kw_tensors[:2]) and len(kw_tensors) >= 2
-        self._arity3k = arity_ok(schema, 3) and all(kw_tensors) and len(kw_tensors) == 3
+        # call2k and call3k: call2's and call3's shapes (``_arity2t``, ``_arity3``) with
+        # keyword-only values, each of a type that fits its argument outright (``_kwtypes``:
+        # a Scalar's int, float...; a keyword whose values need the checker, a tensor's,
+        # has none, so it takes the full path).
         self._kwtypes = {a.name: types for a in schema.kwarg_only if (types := fast_types(a.type))}
         self._optional_elements = frozenset(
             i

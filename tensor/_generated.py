@@ -88,9 +88,9 @@ def _keyword_entry(ov: Any, n: int) -> Any:
     every call would go on to the general entry)."""
     if not all(a.name in ov._kwtypes for a in ov.schema.kwarg_only):
         return None
-    if n == 2 and ov._arity2k and ov._tensor_pos[:2] == (0, 1):
+    if n == 2 and ov._arity2t and ov._tensor_pos[:2] == (0, 1):
         return ov.call2k
-    if n == 3 and ov._arity3k and ov._tensor_pos[:3] == (0, 1, 2):
+    if n == 3 and ov._arity3 and ov._tensor_pos[:3] == (0, 1, 2):
         return ov.call3k
     return None
 
