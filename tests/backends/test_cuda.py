@@ -83,6 +83,25 @@ def test_device_count_and_current() -> None:
 
 @pytest.mark.cuda
 @needs_gpu
+def test_launchers_pass_prebuilt_arguments() -> None:
+    # Note [Prebuilt kernel arguments]: the element count as CuPy's CIntptr and the unused
+    # functor parameters as one CScalar, which CuPy's launch takes as they are.  A CuPy
+    # that moved either class would leave the launchers on NumPy scalars (correct, ~0.9 us
+    # slower a tiny op): this says so.
+    from cupy.cuda import function
+
+    from backends.cuda import elementwise as cew
+
+    assert cew._COUNT is function.CIntptr
+    assert isinstance(cew._ZERO, function.CPointer)
+    a = tt.tensor([1.0, 2.0, 3.0], device="cuda")
+    big = tt.arange(1000, dtype=tt.float32, device="cuda")  # more than one block
+    np.testing.assert_array_equal((a + a).cpu().numpy(), [2.0, 4.0, 6.0])
+    np.testing.assert_array_equal((big * 2).cpu().numpy(), np.arange(1000) * 2.0)
+    np.testing.assert_allclose(tt.sin(big).cpu().numpy(), np.sin(np.arange(1000.0)), rtol=1e-6)
+
+
+@needs_gpu
 def test_bad_device_index_is_an_error() -> None:
     n = tt.cuda.device_count()
     with pytest.raises(RuntimeError, match="invalid device ordinal"):

@@ -38,7 +38,10 @@ import numpy as np
 
 from . import _build
 
-__all__ = ["ORDERS", "Kernel", "KernelError", "Library", "dtype_code", "libraries"]
+__all__ = [
+    "ORDERS", "CIntptr", "CPointer", "CScalar", "Kernel", "KernelError", "Library", "dtype_code",
+    "libraries",
+]  # fmt: skip
 
 # Thread orders within a block: forward, reverse, or a seeded shuffle every round.
 ORDERS = {"forward": 0, "reverse": 1, "shuffle": 2}
@@ -54,6 +57,37 @@ _SLACK = 16  # at least this many 0xff bytes after each guarded copy
 _MAP_PRIVATE_ANON = 0x02 | 0x20
 _LOCK = threading.Lock()  # one launch at a time (the runtime holds one scheduler)
 _LIBRARIES: list[Library] = []
+
+
+class CPointer:
+    """CuPy's ``cupy.cuda.function.CPointer``: a kernel argument CuPy passes as it is (the
+    address of its value).  Here it holds the NumPy scalar it stands for, which a launch
+    checks against the parameter's type as it checks a scalar argument."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class CIntptr(CPointer):
+    """``cupy.cuda.function.CIntptr``: an intptr_t, i.e. a ``long long`` parameter."""
+
+    __slots__ = ()
+
+    def __init__(self, v: int) -> None:
+        super().__init__(np.int64(v))  # OverflowError past intptr_t, as Cython's conversion
+
+
+class CScalar(CPointer):
+    """``cupy._core._scalar.CScalar``: a scalar's value (of its own dtype)."""
+
+    __slots__ = ()
+
+    def __init__(self, v: Any) -> None:
+        if not isinstance(v, np.generic):
+            raise TypeError(f"CScalar of a {type(v).__name__}: the stand-in takes NumPy scalars")
+        super().__init__(v)
 
 
 class KernelError(RuntimeError):
@@ -220,7 +254,9 @@ class Kernel:
             )
 
     def _value(self, k: int, v: Any, kind: str, code: str) -> Any:
-        if isinstance(v, bool):
+        if isinstance(v, CPointer):
+            v = v.value
+        elif isinstance(v, bool):
             v = np.bool_(v)
         elif isinstance(v, int):
             v = np.int64(v)

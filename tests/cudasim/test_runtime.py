@@ -235,6 +235,15 @@ def test_arguments_are_checked_against_the_kernel(lib: _launch.Library) -> None:
         scale((1,), (32,), (x, out, 5))
     with pytest.raises(_launch.KernelError, match="argument 2 is a long long value but an array"):
         scale((1,), (32,), (x, out, out, np.float32(2)))
+    # CuPy's prebuilt arguments (Note [Prebuilt kernel arguments]) are checked by the
+    # value they hold, as the scalars they replace.
+    out[:] = 0
+    scale((1,), (32,), (x, out, _launch.CIntptr(5), _launch.CScalar(np.float32(3))))
+    np.testing.assert_array_equal(out, 3 * x)
+    with pytest.raises(_launch.KernelError, match="argument 3 is a float but a float64 scalar"):
+        scale((1,), (32,), (x, out, 5, _launch.CScalar(np.float64(3))))
+    with pytest.raises(_launch.KernelError, match="argument 3 is a float but a int64 scalar"):
+        scale((1,), (32,), (x, out, 5, _launch.CIntptr(3)))
 
 
 @pytest.mark.parametrize("block", [(2048,), (32, 32, 2), (1, 1, 65)])

@@ -1,0 +1,1 @@
+"""``cupy._core`` of the cudasim stand-in: only what the launchers import from it."""
