@@ -128,18 +128,22 @@ def _direct_inplace(
     functional: Callable[..., Any],
     fn: Callable[[Any, Any], Any],
     min_kind: int,
+    scaled_into: Callable[[Any, Any, Any], bool] | None = None,
 ) -> Callable[..., Any]:
     """``self op= other`` in place when both are tensors of one dtype the operator keeps
     (Note [In-place fast path] in backends/cpu/elementwise.py); else the general way."""
     tensor_type = front.Tensor
     # Note [Scaled in-place fast path]: ``p.add_(g, alpha=-lr)`` (torch.optim.SGD's
-    # update) is ``p += g * alpha`` when ``alpha`` is a Python int or float (not a bool)
-    # and both tensors are float32 or float64: the dtypes whose functional ``add`` computes
-    # in the dtype itself (float16/bfloat16 compute in float32 and round once), so the
-    # product and the sum round exactly as the general path's ``xp.add(x, xp.multiply(y,
-    # alpha))`` then copy.  The product is a new array, so ``g`` overlapping ``p`` reads the
-    # old values, as the copy does.  ~7 us less per call on a [64, 64] parameter
-    # (ci/bench/autograd.py, SGD rows).
+    # update) when ``alpha`` is a Python int or float (not a bool) and both tensors are
+    # float32 or float64: the dtypes whose functional ``add`` computes in the dtype itself
+    # (float16/bfloat16 compute in float32 and round once).  With ``scaled_into`` (the
+    # CPU's BLAS axpy, Note [Fused add with alpha]) the product is added into ``p`` with
+    # one rounding, as the functional kernel computes it; where axpy cannot take the
+    # arrays, the general path (the functional, then the copy).  Without it, ``p += g *
+    # alpha``, which rounds as the functional's ``xp.add(x, xp.multiply(y, alpha))`` then
+    # copy: the product is a new array, so ``g`` overlapping ``p`` reads the old values,
+    # as the copy does.  ~7 us less per call on a [64, 64] parameter than the general
+    # path (ci/bench/autograd.py, SGD rows); axpy another ~5 us on [64, 64] float32.
     scaled = name in ("add_", "sub_")
     exact = (front.float32, front.float64)
 
@@ -169,7 +173,12 @@ def _direct_inplace(
                         return self
             elif scaled and len(kwargs) == 1 and dt in exact:
                 alpha = kwargs.get("alpha")
-                if type(alpha) is float or type(alpha) is int:
+                if scaled_into is not None:
+                    if (type(alpha) is float or type(alpha) is int) and scaled_into(
+                        self._array, other._array, alpha
+                    ):
+                        return self
+                elif type(alpha) is float or type(alpha) is int:
                     a = self._array
                     try:
                         result = fn(a, other._array * alpha)

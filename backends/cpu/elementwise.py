@@ -21,6 +21,7 @@ from ..common import elementwise as ew
 from ..common import fastpaths, ternary
 from ..common.formulas import Formulas
 from ..common.frontend import FrontEnd
+from . import _blas
 
 __all__ = ["BINARY", "UNARY", "kernels"]
 
@@ -81,11 +82,33 @@ UNARY_ARGS: dict[str, Any] = {
     "softplus": F.softplus,
     "nan_to_num": F.nan_to_num,
 }
+
+
+def _fused(formula: Any, sign: int, swapped: bool = False) -> Any:
+    """``formula`` (add, sub or rsub: ``fn(x, y, cdt, alpha)``) with an int or float
+    ``alpha`` other than 1 computed by ``_blas.fused_add`` when it can: the product not
+    rounded before the sum, as PyTorch's (Note [Fused add with alpha])."""
+
+    def fn(x: Any, y: Any, cdt: Any, alpha: Any = 1) -> Any:
+        if (type(alpha) is float or type(alpha) is int) and alpha != 1:
+            out = (
+                _blas.fused_add(y, x, sign * alpha)
+                if swapped
+                else _blas.fused_add(x, y, sign * alpha)
+            )
+            if out is not None:
+                return out
+        return formula(x, y, cdt, alpha=alpha)
+
+    fn.__name__ = fn.__qualname__ = formula.__name__
+    return fn
+
+
 # Two-operand overrides: (fn, extra).  extra: fn(x, y, compute_dtype, *args, **kwargs).
 BINARY: dict[str, tuple[Any, bool]] = {
-    "add": (F.add, True),
-    "sub": (F.sub, True),
-    "rsub": (F.rsub, True),
+    "add": (_fused(F.add, 1), True),
+    "sub": (_fused(F.sub, -1), True),
+    "rsub": (_fused(F.rsub, -1, swapped=True), True),
     "mul": (operator.mul, False),  # ndarray.__mul__: the ufunc without its argument parsing
     "div": (F.div, True),
     "floor_divide": (F.floor_divide, False),  # integer division by zero raises
@@ -157,8 +180,9 @@ def kernels(front: FrontEnd) -> dict[str, Any]:
 # them where PyTorch does.  Partly overlapping operands are refused first (Note
 # [Overlapping writes]); the guard also tests ``fastpaths.ENABLED``.
 _IN_PLACE = {
-    "add.Tensor": (operator.iadd, 1),
-    "sub.Tensor": (operator.isub, 1),
+    # With an alpha: BLAS axpy into x (Note [Fused add with alpha]).
+    "add.Tensor": (operator.iadd, 1, _blas.axpy),
+    "sub.Tensor": (operator.isub, 1, lambda y, x, alpha: _blas.axpy(y, x, -alpha)),
     "mul.Tensor": (operator.imul, 1),
     # Note [Scalar in-place fast path] (backends/common/variants.py): a Python number.
     "add.Scalar": (operator.iadd, 1),

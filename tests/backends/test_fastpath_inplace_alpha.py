@@ -1,8 +1,9 @@
-"""Property tests of Note [Scaled in-place fast path] (``backends/common/variants.py``):
-``p.add_(g, alpha=a)`` and ``p.sub_(g, alpha=a)`` written as ``p += g * a`` give the
-general path's answer, bit for bit, on both sides of the guard (float32/float64 against
-every other dtype, Python int/float ``alpha`` against bool, complex and 1, broadcasting,
-aliasing, views), and PyTorch's where its fused multiply-add rounds the same."""
+"""Property tests of Note [Scaled in-place fast path] (``backends/common/variants.py``)
+and Note [Fused add with alpha] (``backends/cpu/_blas.py``): ``p.add_(g, alpha=a)`` and
+``p.sub_(g, alpha=a)`` written into ``p`` by BLAS axpy give the general path's answer,
+bit for bit, on both sides of the guard (float32/float64 against every other dtype,
+Python int/float ``alpha`` against bool, complex and 1, broadcasting, aliasing, views),
+and PyTorch's: its fused multiply-add rounds once, as axpy does."""
 
 from __future__ import annotations
 
@@ -50,12 +51,79 @@ def test_scaled_in_place(x, y, op, alpha):
     alpha=st.sampled_from([-0.01, 0.5, 2, -3, 0]) | st.floats(-10, 10, width=32),
 )
 def test_scaled_in_place_matches_torch(x, y, op, alpha):
-    """The guarded side, also against PyTorch (whose FMA may round the last bit
-    differently: relative 1e-6)."""
+    """The guarded side, also against PyTorch, bit for bit (both round once)."""
     call = lambda a, b: getattr(a, op)(b, alpha=alpha)  # noqa: E731
     same_both_ways(call, x, y)
     if torch is not None and _small(x, y, alpha):
-        same_both_ways(call, x, y, rtol=1e-6, torch_call=call)
+        same_both_ways(call, x, y, torch_call=call)
+
+
+@FEW
+@given(
+    x=tensors(dtypes=(tt.float32, tt.float64), shapes=[(3,), (2, 3), (300,), ()]),
+    y=tensors(dtypes=(tt.float32, tt.float64), shapes=[(3,), (2, 3), (1, 3), (300,), ()]),
+    op=st.sampled_from(["add", "sub", "rsub"]),
+    alpha=st.sampled_from([-0.01, 0.5, 2, -3, 0]) | st.floats(-10, 10, width=32),
+)
+def test_fused_out_of_place_matches_torch(x, y, op, alpha):
+    """The functional kernels (the general path of the in-place ones) round once too:
+    contiguous, broadcast, transposed and 0-d operands, against PyTorch bit for bit."""
+    call = lambda a, b: getattr(a, op)(b, alpha=alpha)  # noqa: E731
+    same_both_ways(call, x, y, torch_call=call if _small(x, y, alpha) else None)
+
+
+def _exact(p: np.ndarray, g: np.ndarray, alpha: float) -> np.ndarray:
+    """``p + alpha * g`` for float32 arrays, rounded once: the float64 product of two
+    float32 numbers is exact, and the float64 sum rounded to float32 is the single
+    rounding (a double rounding would need the float64 sum on a float32 midpoint; none
+    on this data)."""
+    a = np.float64(np.float32(alpha))
+    return (p.astype(np.float64) + g.astype(np.float64) * a).astype(np.float32)
+
+
+def test_alpha_rounds_once_as_pytorch_does():
+    rng = np.random.default_rng(7)
+    p, g = rng.standard_normal((2, 4096), dtype=np.float32)
+    want = _exact(p, g, -0.0137)
+    # The two-step NumPy spelling misses on this data (so the checks below can fail).
+    assert ((p + g * np.float32(-0.0137)) != want).sum() > 40
+    np.testing.assert_array_equal(tt.add(tt.tensor(p), tt.tensor(g), alpha=-0.0137).numpy(), want)
+    np.testing.assert_array_equal(tt.sub(tt.tensor(p), tt.tensor(g), alpha=0.0137).numpy(), want)
+    q = tt.tensor(p)
+    q.add_(tt.tensor(g), alpha=-0.0137)
+    np.testing.assert_array_equal(q.numpy(), want)
+    q = tt.tensor(p).reshape(64, 64).T  # a transposed p: the general path, then the copy
+    q.add_(tt.tensor(g).reshape(64, 64).T, alpha=-0.0137)
+    np.testing.assert_array_equal(q.T.reshape(-1).numpy(), want)
+
+
+def test_zero_alpha_keeps_nan_from_inf_as_pytorch():
+    """BLAS axpy returns at once for a zero alpha; PyTorch's ``inf * 0`` is NaN, so a
+    zero alpha takes NumPy's spelling (found by test_scaled_in_place_matches_torch)."""
+    for alpha in (0, 0.0, -0.0):
+        p = tt.zeros(3)
+        p.add_(tt.tensor([0.0, 0.0, float("inf")]), alpha=alpha)
+        assert np.isnan(p.numpy()[2]) and (p.numpy()[:2] == 0).all()
+        out = tt.add(tt.zeros(3), tt.tensor([0.0, float("nan"), float("inf")]), alpha=alpha)
+        assert np.isnan(out.numpy()[1:]).all()
+
+
+def test_without_scipy_the_two_paths_still_agree(monkeypatch):
+    """No BLAS (``_blas`` found no SciPy): both paths compute ``p + g * alpha`` in two
+    steps, the in-place one through the general path, and agree."""
+    from backends.cpu import _blas
+
+    monkeypatch.setattr(_blas, "_FUNCTIONS", {})
+    rng = np.random.default_rng(8)
+    p, g = rng.standard_normal((2, 300), dtype=np.float32)
+    two_steps = p + g * np.float32(-0.0137)
+    assert (two_steps != _exact(p, g, -0.0137)).any()
+    np.testing.assert_array_equal(
+        tt.add(tt.tensor(p), tt.tensor(g), alpha=-0.0137).numpy(), two_steps
+    )
+    q = tt.tensor(p)
+    q.add_(tt.tensor(g), alpha=-0.0137)
+    np.testing.assert_array_equal(q.numpy(), two_steps)
 
 
 @FEW
