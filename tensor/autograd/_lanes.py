@@ -315,7 +315,16 @@ def seed(out: Any) -> Any:
     a = out._array
     if type(a) is not _ndarray:
         return None
-    return make(np.ones(a.shape, a.dtype), out._dtype, out._device)
+    if a.ndim:
+        return make(np.ones(a.shape, a.dtype), out._dtype, out._device)
+    # A loss: a copy of a kept 0-d one (np.ones is a Python function: ~3 us against 0.5).
+    one = _SCALAR_ONES.get(a.dtype)
+    if one is None:
+        one = _SCALAR_ONES[a.dtype] = np.ones((), a.dtype)
+    return make(one.copy(), out._dtype, out._device)
+
+
+_SCALAR_ONES: dict[Any, Any] = {}
 
 
 LANES: dict[Any, Lane] = {

@@ -453,6 +453,12 @@ def test_backward_seed_is_ones_like(shape: tuple[int, ...], dtype: str) -> None:
     assert got.stride() == want.stride() and got.device == want.device
     assert got._array.tobytes() == want._array.tobytes()
     assert got._array is not out._array and not got.requires_grad
+    # Each seed is its own array (a 0-d one is a copy of a kept one): writing one leaves
+    # the next as it was.
+    got._array[...] = 7
+    again = _lanes.seed(out)
+    assert not np.shares_memory(got._array, again._array)
+    assert again._array.tobytes() == want._array.tobytes()
     with fastpaths.disabled():
         assert _lanes.seed(out) is None
 
