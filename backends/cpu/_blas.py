@@ -17,7 +17,14 @@ NumPy needs two: ``p.add_(g, alpha=-lr)`` on 65,536 float32 elements 10.4 us aga
 half-precision dtypes, which compute in float32 and round once at the end, as
 PyTorch's do), compute through ``axpy``: out of place on a copy of ``self``, in place
 on ``self`` itself (``p.add_(g, alpha=-lr)``, torch.optim.SGD's update).  ``alpha``
-is rounded to the dtype first, as PyTorch's ``alpha.to<scalar_t>()``.  A zero ``alpha``
+is rounded to the dtype first, as PyTorch's ``alpha.to<scalar_t>()``; a number
+``other`` (the Scalar overloads) is wrapped in the tensor's dtype, as PyTorch wraps it.
+Half precision: NumPy's float16 (and ml_dtypes' bfloat16) arithmetic rounds the
+product, then the sum, to the dtype (2-27% of elements off PyTorch's); the kernels
+widen to float32 instead, axpy there, and round once (``backends/cpu/elementwise.py``,
+``_fused``).  PyTorch itself is not consistent for half precision: its vectorized
+loop rounds ``alpha`` to float16/bfloat16, its scalar loop (tensors smaller than a
+vector, some broadcasts) keeps it in float32; ours is the vectorized loop's rule.  A zero ``alpha``
 keeps NumPy's spelling: BLAS skips the product then, and PyTorch's ``0 * inf`` is NaN.  Without SciPy
 (or where an array is not one BLAS can take) the kernels keep the two-step NumPy
 spelling, and the results can differ from PyTorch's by that last bit.

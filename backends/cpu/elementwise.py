@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from dispatch import parse_schema
@@ -84,6 +85,25 @@ UNARY_ARGS: dict[str, Any] = {
 }
 
 
+_HALVES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_NUMBER = (int, float)
+_FLOATS = {
+    dt: float(ml_dtypes.finfo(dt).max)
+    for dt in (np.dtype(np.float32), np.dtype(np.float64), *_HALVES)
+}
+
+
+def _wrapped_number(v: Any, like: Any) -> Any:
+    """A Python number as a 0-d array of ``like``'s floating dtype (if it fits: anything
+    else is left to the formula and its checks); other values as they are."""
+    if type(v) not in _NUMBER:
+        return v
+    dt = getattr(like, "dtype", None)
+    if dt not in _FLOATS or not abs(v) <= _FLOATS[dt]:
+        return v
+    return np.asarray(v, dt)
+
+
 def _fused(formula: Any, sign: int, swapped: bool = False) -> Any:
     """``formula`` (add, sub or rsub: ``fn(x, y, cdt, alpha)``) with an int or float
     ``alpha`` other than 1 computed by ``_blas.fused_add`` when it can: the product not
@@ -91,13 +111,25 @@ def _fused(formula: Any, sign: int, swapped: bool = False) -> Any:
 
     def fn(x: Any, y: Any, cdt: Any, alpha: Any = 1) -> Any:
         if (type(alpha) is float or type(alpha) is int) and alpha != 1:
-            out = (
-                _blas.fused_add(y, x, sign * alpha)
-                if swapped
-                else _blas.fused_add(x, y, sign * alpha)
-            )
-            if out is not None:
-                return out
+            a, b = (y, x) if swapped else (x, y)
+            if type(a) in _NUMBER or type(b) in _NUMBER:
+                # A Scalar overload (``t.add(2.5, alpha=0.3)``): PyTorch wraps the number
+                # as a tensor of the other's dtype, then runs the same kernel.
+                a, b = _wrapped_number(a, b), _wrapped_number(b, a)
+            half = getattr(a, "dtype", None)
+            if half in _HALVES and getattr(b, "dtype", None) == half:
+                # float16/bfloat16: in float32, rounded to the dtype once at the end (the
+                # dtype's own product would round twice), as PyTorch's opmath; alpha
+                # first rounded to the dtype (PyTorch's alpha.to<scalar_t>()).
+                out = _blas.fused_add(
+                    a.astype(np.float32), b.astype(np.float32), sign * float(half.type(alpha))
+                )
+                if out is not None:
+                    return out.astype(half)
+            else:
+                out = _blas.fused_add(a, b, sign * alpha)
+                if out is not None:
+                    return out
         return formula(x, y, cdt, alpha=alpha)
 
     fn.__name__ = fn.__qualname__ = formula.__name__
