@@ -60,27 +60,28 @@ def _functions() -> dict[np.dtype, Any]:
 def axpy(y: np.ndarray, x: np.ndarray, alpha: Any) -> bool:
     """``y += alpha * x`` in place, each element rounded once; False (``y`` untouched)
     when BLAS cannot take the arrays: ``y`` and ``x`` of one dtype (float32 or float64)
-    and one shape, both C-contiguous, ``y`` writeable, and SciPy present.  ``x`` may be
-    ``y`` itself; a partial overlap is the caller's to refuse.  ``alpha`` is an int or
-    a float (rounded to the dtype by the wrapper, as C rounds a double to a float)."""
+    and one shape, ``y`` C-contiguous and writeable, a nonzero ``alpha`` (an int or a
+    float, rounded to the dtype by the wrapper as C rounds a double to a float), and
+    SciPy present.  ``x`` may be ``y`` itself; a partial overlap is the caller's to
+    refuse."""
     if not alpha:  # BLAS returns at once for a zero alpha: inf * 0 would give no NaN
         return False
     functions = _FUNCTIONS if _FUNCTIONS is not None else _functions()
     fn = functions.get(y.dtype)
-    if fn is None or x.dtype != y.dtype or x.shape != y.shape:
-        return False
-    flags = y.flags
-    if not (flags.c_contiguous and flags.writeable and x.flags.c_contiguous):
+    # SciPy's wrappers write into a read-only array as readily as into any other.
+    if fn is None or x.dtype != y.dtype or x.shape != y.shape or not y.flags.writeable:
         return False
     n = y.size
     if n:
-        # SciPy's wrappers take rank-1 arrays (a 2-D one would be copied, and the copy
-        # written); positional arguments: keywords cost ~0.3 us a call to parse.
-        if y.ndim != 1:
-            y, x = y.reshape(n), x.reshape(n)
-        out = fn(x, y, n, alpha if type(alpha) is float else float(alpha))
-        if out is not y:  # pragma: no cover - a contiguous y is written in place
-            y[...] = out
+        # The wrappers take a rank-1 argument as the Fortran-order elements of whatever
+        # array they get, in place when it is Fortran-contiguous: ``y.T`` of a
+        # C-contiguous ``y`` is, and ``x.T``'s Fortran order is ``x``'s C order, so the
+        # elements pair up (a non-contiguous ``x`` is copied that way first).  A
+        # non-contiguous ``y`` is copied too, and the copy written: then nothing
+        # happened to ``y``.  Positional arguments: keywords cost ~0.3 us to parse.
+        yt = y.T
+        if fn(x.T, yt, n, alpha if type(alpha) is float else float(alpha)) is not yt:
+            return False
     return True
 
 
