@@ -139,6 +139,8 @@ class Namespace:
         xp: Any = None,
         lib: Any = None,
         dtypes: Mapping[Any, Any] | None = None,
+        fused_add: Any = None,
+        axpy: Any = None,
     ) -> None:
         # A plug-in device gives its namespace and library (``backends.common.device``);
         # NumPy and CuPy are found by their array type's module.
@@ -150,6 +152,10 @@ class Namespace:
         self.front = front
         self.ndarray = array_type
         self.asarray = asarray if asarray is not None else self.xp.asarray
+        # ``fused_add(x, y, alpha)``: ``x + alpha * y`` rounded once, or None where it
+        # cannot (the CPU's BLAS axpy, Note [Fused add with alpha]); None: no such thing.
+        self.fused_add = fused_add
+        self.axpy = axpy  # ``axpy(y, x, alpha)``: the same into ``y``, in place; False if not
         self._cast = front.cast_array
         # Note [Array dtypes of a namespace]
         if dtypes is None:

@@ -95,6 +95,9 @@ def result(
 
 
 _ADDC = frozenset({"addcmul", "addcdiv"})
+# Note [Fused lerp]: weights past this keep the two-step formula (their rounding to the
+# dtype may overflow; nobody interpolates that far).
+_FUSED_LERP_BOUND = 1e30
 # PyTorch: "Integer division with addcdiv is no longer supported, ..." (two spaces included).
 _ADDCDIV_INTEGER = (
     "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
@@ -300,6 +303,19 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
 
     if op.name == "lerp":
         lerp_direct = _direct_dtypes(op, half)
+        fused_add = ns.fused_add
+
+        def fused_lerp(x: Any, e: Any, w: Any) -> Any:
+            """Note [Fused lerp]: PyTorch's lerp with a number weight ``w`` (rounded to
+            the arrays' dtype) is ``fma(w, e - x, x)`` for ``|w| < 0.5`` and ``fma(w - 1,
+            e - x, e)`` otherwise (ATen's vectorized ``lerp_vec``): the product is not
+            rounded.  The backend's ``fused_add`` computes that (None: it cannot, or the
+            backend has none, and the caller keeps the two-step formula)."""
+            if fused_add is None or not abs(w) < _FUSED_LERP_BOUND:
+                return None
+            if abs(w) < 0.5:
+                return fused_add(x, e - x, w)
+            return fused_add(e, e - x, w - 1)
 
         def lerp_fast(self: Any, end: Any, weight: Any) -> bool:
             """Note [Optimizer fast paths]' guard for lerp."""
@@ -318,6 +334,10 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
             dt = self._dtype
             if lerp_fast(self, end, weight):
                 x, e = self._array, end._array
+                if fused_add is not None:
+                    out = fused_lerp(x, e, dt.numpy_dtype.type(weight))
+                    if out is not None:
+                        return make(out, dt, self._device)
                 w = ns.astype(xp.asarray(weight), dt)
                 try:  # the general path's formula, its branch chosen once for one weight
                     diff = e - x
@@ -328,6 +348,10 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                     return make(out, dt, self._device)
             _, cdt, odt = result(front, op, self, end, weight)
             x, e = _array(front, self, cdt, ns), _array(front, end, cdt, ns)
+            if fused_add is not None and (type(weight) is float or type(weight) is int):
+                out = fused_lerp(x, e, cdt.numpy_dtype.type(weight))
+                if out is not None:
+                    return make(finish(out, odt), odt, _device(front, self, end, weight))
             w = _array(front, weight, cdt, ns)
             diff = e - x
             # PyTorch's formula: exact at both ends of [0, 1].
@@ -351,6 +375,10 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                         # asarray + astype).
                         w = dt.numpy_dtype.type(weight)
                         diff = e - x  # read before anything is written: ``end`` may be ``self``
+                        if fused_add is not None:  # Note [Fused lerp], as the functional
+                            if abs(w) < 0.5 and ns.axpy(x, diff, w):
+                                return self  # fma(w, diff, x), into x
+                            return general(self, end, weight)
                         if abs(w) < 0.5:  # x + w * diff
                             diff *= w
                             x += diff
