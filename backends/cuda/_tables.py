@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = [
+    "ALPHA_DTYPES",
+    "ALPHA_FUNCTOR",
     "BINARY",
     "CTYPES",
     "OPMATH",
@@ -26,6 +28,7 @@ __all__ = [
     "SEARCH_TYPES",
     "UNARY",
     "UNARY_PARAMS",
+    "alpha_dtypes",
     "elementwise_instances",
     "raw_dtypes",
     "reduction_instances",
@@ -74,6 +77,10 @@ BINARY: dict[str, str] = {
     "bitwise_left_shift": "ShiftLeft", "bitwise_right_shift": "ShiftRight",
     "nextafter": "NextAfter",
 }  # fmt: skip
+# add/sub with an alpha other than 1 (``AddAlpha``: fused, alpha the functor's p0): the
+# floating dtypes of add's row (integers compute exactly in the shared formula).
+ALPHA_FUNCTOR = "AddAlpha"
+ALPHA_DTYPES = ("float16", "bfloat16", "float32", "float64")
 # Functors that compute in the storage type, half precision included (no opmath): the
 # neighbour of a float16 is found on float16's own bits.
 STORAGE_COMPUTE = frozenset({"NextAfter"})
@@ -189,6 +196,13 @@ def elementwise_instances(op_info: Callable[[str], Any]) -> Iterator[str]:
     for name, functor in BINARY.items():
         for cdt, odt in raw_dtypes(op_info(name)):
             yield from binary_expressions(functor, cdt, odt).values()
+    for cdt, odt in alpha_dtypes(op_info):
+        yield from binary_expressions(ALPHA_FUNCTOR, cdt, odt).values()
+
+
+def alpha_dtypes(op_info: Callable[[str], Any]) -> list[tuple[str, str]]:
+    """(compute, result) dtype names ``AddAlpha`` serves: add's floating ones."""
+    return [(c, o) for c, o in raw_dtypes(op_info("add")) if c in ALPHA_DTYPES]
 
 
 def reduction_instances(op_info: Callable[[str], Any]) -> Iterator[str]:

@@ -152,17 +152,18 @@ def unary(op: Any, functor: str, fallback: Any) -> Any:
     return launch
 
 
-def binary(op: Any, functor: str, fallback: Any) -> Any:
-    """``fn(x, y)``: the raw kernel of a two-operand operator (``op``, its table row); ``y``
-    may be a Python number."""
+def binary(op: Any, functor: str, fallback: Any, dtypes: Any = None) -> Any:
+    """``fn(x, y, p0=0)``: the raw kernel of a two-operand operator (``op``, its table
+    row; ``dtypes``, its (compute, result) dtype names, default the row's); ``y`` may be a
+    Python number; ``p0`` the functor's parameter (``AddAlpha``'s alpha)."""
     table = {}
-    for cdt, odt in _tables.raw_dtypes(op):
+    for cdt, odt in _tables.raw_dtypes(op) if dtypes is None else dtypes:
         exprs = _tables.binary_expressions(functor, cdt, odt)
         compute = _np_dtype(_tables.binary_compute(functor, cdt)).type
         contig = _compile.Instance("elementwise.cu", exprs["contig"])
         table[_np_dtype(cdt)] = (exprs, _np_dtype(odt), compute, contig)
 
-    def launch(x: Any, y: Any) -> Any:
+    def launch(x: Any, y: Any, p0: Any = _ZERO) -> Any:
         if type(x) is not _ndarray:  # a number first (pow.Scalar, 7 // t): CuPy's kernels
             if type(y) is _ndarray and y.dtype.kind in _KINDS_TAKING.get(type(x), ""):
                 # As a NumPy scalar of the tensor's (compute) dtype: CuPy would otherwise
@@ -184,7 +185,7 @@ def binary(op: Any, functor: str, fallback: Any) -> Any:
                     (contig.fn or contig.get())(
                         _ONE_BLOCK if n <= _launch.BLOCK else _launch.grid(n),
                         _BLOCK,
-                        (x, y, out, _COUNT(n), _ZERO, _ZERO, _ZERO),
+                        (x, y, out, _COUNT(n), p0, _ZERO, _ZERO),
                     )
                 return out
             shape = np.broadcast_shapes(x.shape, y.shape)  # ValueError: the factory reports it
@@ -196,9 +197,9 @@ def binary(op: Any, functor: str, fallback: Any) -> Any:
             if g is None:
                 xs = cupy.ascontiguousarray(cupy.broadcast_to(x, shape))
                 ys = cupy.ascontiguousarray(cupy.broadcast_to(y, shape))
-                return launch(xs, ys)
+                return launch(xs, ys, p0)
             _function("elementwise.cu", exprs["strided"])(
-                _launch.grid(n), _BLOCK, (x, y, out, g, _ZERO, _ZERO, _ZERO)
+                _launch.grid(n), _BLOCK, (x, y, out, g, p0, _ZERO, _ZERO)
             )
             return out
         if type(y) not in _NUMBERS:
@@ -210,14 +211,14 @@ def binary(op: Any, functor: str, fallback: Any) -> Any:
             return out
         if x._c_contiguous:
             _function("elementwise.cu", exprs["scalar_contig"])(
-                _launch.grid(n), _BLOCK, (x, s, out, _COUNT(n), _ZERO, _ZERO, _ZERO)
+                _launch.grid(n), _BLOCK, (x, s, out, _COUNT(n), p0, _ZERO, _ZERO)
             )
             return out
         g = _launch.geometry(x.shape, [x])
         if g is None:
-            return launch(cupy.ascontiguousarray(x), y)
+            return launch(cupy.ascontiguousarray(x), y, p0)
         _function("elementwise.cu", exprs["scalar"])(
-            _launch.grid(n), _BLOCK, (x, s, out, g, _ZERO, _ZERO, _ZERO)
+            _launch.grid(n), _BLOCK, (x, s, out, g, p0, _ZERO, _ZERO)
         )
         return out
 
@@ -225,6 +226,39 @@ def binary(op: Any, functor: str, fallback: Any) -> Any:
 
 
 # -- operators with parameters ----------------------------------------------------------------
+_ALPHA_TYPES = {
+    np.dtype(n) if n != "bfloat16" else np.dtype(ml_dtypes.bfloat16) for n in _tables.ALPHA_DTYPES
+}
+_FINITE_MAX = {dt: float(ml_dtypes.finfo(dt).max) for dt in _ALPHA_TYPES}
+
+
+def _alpha(formula: Any, launch: Any, negate: bool) -> Any:
+    """add's or sub's formula (``fn(x, y, cdt, alpha)``) with an int or float ``alpha``
+    other than 1 run by the raw ``AddAlpha`` kernel (``launch``) where it takes the
+    operands: one kernel, ``x + alpha * y`` rounded once (Note [Fused add with alpha] in
+    backends/cpu/_blas.py; PyTorch's CUDA kernel contracts its ``a + alpha * b`` the same
+    way), instead of CuPy's product and sum.  A number ``y`` goes to the kernel as the
+    compute type's value, as PyTorch's CUDA kernels take CPU scalars."""
+
+    def fn(x: Any, y: Any, cdt: Any, alpha: Any = 1) -> Any:
+        if (
+            (type(alpha) is float or type(alpha) is int)
+            and alpha != 1
+            and type(x) is _ndarray
+            and x.dtype in _ALPHA_TYPES
+            and (
+                (type(y) is _ndarray and y.dtype == x.dtype)
+                or ((type(y) is float or type(y) is int) and abs(y) <= _FINITE_MAX[x.dtype])
+            )
+            and abs(alpha) <= _FINITE_MAX[x.dtype]
+        ):
+            return launch(x, y, np.float64(-alpha if negate else alpha))
+        return formula(x, y, cdt, alpha=alpha)
+
+    fn.__name__ = fn.__qualname__ = formula.__name__
+    return fn
+
+
 def _params(op: Any) -> Any:
     name = op.name
     launch = unary(op, _tables.UNARY_PARAMS[name], None)
@@ -287,6 +321,9 @@ def kernels(front: FrontEnd) -> dict[str, Any]:
     def fallback(name: str) -> Any:
         return FALLBACK[name] if name in FALLBACK else ns.math(name)
 
+    alpha_raw = binary(
+        front.op_info("add"), _tables.ALPHA_FUNCTOR, None, _tables.alpha_dtypes(front.op_info)
+    )
     raw_binary = {
         name: binary(front.op_info(name), functor, fallback(name))
         for name, functor in _tables.BINARY.items()
@@ -333,8 +370,9 @@ def kernels(front: FrontEnd) -> dict[str, Any]:
                 continue
             if op.name in ("add", "sub"):  # raw with alpha left at 1, the formula otherwise
                 general = ew.binary(
-                    op, EXTRA[op.name], ns, overload, scalar=scalar, names=names, extra=True
-                )
+                    op, _alpha(EXTRA[op.name], alpha_raw, op.name == "sub"), ns, overload,
+                    scalar=scalar, names=names, extra=True,
+                )  # fmt: skip
                 out[qualname] = ew.binary_alpha(
                     op, raw_binary[op.name], general, ns, overload, scalar=scalar, names=names
                 )

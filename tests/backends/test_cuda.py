@@ -101,6 +101,52 @@ def test_launchers_pass_prebuilt_arguments() -> None:
     np.testing.assert_allclose(tt.sin(big).cpu().numpy(), np.sin(np.arange(1000.0)), rtol=1e-6)
 
 
+@pytest.mark.cuda
+@needs_gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_add_with_alpha_rounds_once(dtype: str) -> None:
+    # The AddAlpha kernel (Note [Fused add with alpha]): x + alpha * y rounded once in the
+    # compute type (float for half precision, alpha rounded to it, as PyTorch's CUDA
+    # AddFunctor), for add/sub/add_, tensors, broadcasts and numbers.
+    rng = np.random.default_rng(4)
+    x32, y32 = rng.standard_normal((2, 64, 64), dtype=np.float32)
+    dt = getattr(tt, dtype)
+    x, y = tt.tensor(x32).to(dt), tt.tensor(y32).to(dt)
+    xs, ys = x.float().numpy().astype(np.float64), y.float().numpy().astype(np.float64)
+    a = -0.0137
+
+    def want(xv: np.ndarray, yv: np.ndarray, alpha: float) -> np.ndarray:
+        if dtype == "float64":  # exact products need more than float64: the CPU's daxpy
+            return tt.add(tt.tensor(xv), tt.tensor(yv), alpha=alpha).numpy()
+        one = (xv + np.float64(np.float32(alpha)) * yv).astype(np.float32)
+        return one if dtype == "float32" else tt.tensor(one).to(dt).float().numpy()
+
+    def got(t: tt.Tensor) -> np.ndarray:
+        return t.cpu().float().numpy() if dtype != "float64" else t.cpu().numpy()
+
+    cx, cy = x.cuda(), y.cuda()
+    np.testing.assert_array_equal(got(tt.add(cx, cy, alpha=a)), want(xs, ys, a))
+    np.testing.assert_array_equal(got(tt.sub(cx, cy, alpha=-a)), want(xs, ys, a))
+    np.testing.assert_array_equal(got(tt.add(cx, cy[0], alpha=a)), want(xs, ys[0], a))
+    np.testing.assert_array_equal(got(tt.add(cx, 2.5, alpha=a)), want(xs, np.float64(2.5), a))
+    p = cx.clone()
+    p.add_(cy, alpha=a)
+    np.testing.assert_array_equal(got(p), want(xs, ys, a))
+    if dtype == "float32":  # the two-step product-then-sum misses this data
+        two = (x32.astype(np.float32) + y32 * np.float32(a)).astype(np.float32)
+        assert (two != want(xs, ys, a)).any()
+    if importlib.util.find_spec("torch") is not None:
+        import torch
+
+        if torch.cuda.is_available():
+            tx = torch.from_numpy(x.float().numpy()).to(getattr(torch, dtype)).cuda()
+            ty = torch.from_numpy(y.float().numpy()).to(getattr(torch, dtype)).cuda()
+            theirs = torch.add(tx, ty, alpha=a).cpu()
+            theirs = theirs.float().numpy() if dtype != "float64" else theirs.numpy()
+            np.testing.assert_array_equal(got(tt.add(cx, cy, alpha=a)), theirs)
+
+
+@pytest.mark.cuda
 @needs_gpu
 def test_bad_device_index_is_an_error() -> None:
     n = tt.cuda.device_count()

@@ -138,6 +138,16 @@ AD_UNARY(NanToNum, nan_to_num(x, p.p0, p.p1, p.p2))
 
 // -- binary ------------------------------------------------------------------------------------
 AD_BINARY(Add, T(a + b))
+// add/sub with an alpha (p0; sub passes -alpha): ``a + alpha * b`` rounded once, as
+// PyTorch's CUDA AddFunctor computes its opmath ``a + alpha * b`` (contracted to a fused
+// multiply-add); alpha is rounded to the compute type first (float for half precision).
+AD_HD __forceinline__ float add_alpha(float a, float b, double alpha) {
+    return ::fmaf(static_cast<float>(alpha), b, a);
+}
+AD_HD __forceinline__ double add_alpha(double a, double b, double alpha) {
+    return ::fma(alpha, b, a);
+}
+AD_BINARY(AddAlpha, add_alpha(a, b, p.p0))
 AD_BINARY(Sub, T(a - b))
 AD_BINARY(Mul, T(a * b))
 AD_BINARY(TrueDiv, T(a / b))
