@@ -13,7 +13,9 @@ Targets (issue 4): tiny ops no slower than PyTorch eager (ratio <= 1.0); large
 arrays within 5% of raw NumPy (ratio <= 1.05: the dispatcher adds no copies).
 Issue 5 adds boolean-mask indexing, ``cat`` of ten small tensors and
 ``cross_entropy`` (64 x 10), each with a target of 1.0x PyTorch eager, and a
-conv2d (batch 8, 3 -> 16 channels, 32x32, 3x3) with a target of 2.0x.
+conv2d (batch 8, 3 -> 16 channels, 32x32, 3x3) with a target of 2.0x.  The
+optimizers' in-place updates (``p.add_(g, alpha=-lr)``, ``m.lerp_(g, 0.1)``) are
+shown beside NumPy's two-step spellings and PyTorch's, without a target.
 """
 
 from __future__ import annotations
@@ -131,6 +133,44 @@ def issue5_rows(number: int, rounds: int, failures: list[str]) -> None:
         print(line)
 
 
+def update_rows(number: int, rounds: int) -> None:
+    """The optimizers' in-place updates on a float32 parameter (no target of their own:
+    the training steps of ci/bench/autograd.py carry the targets): ``p.add_(g,
+    alpha=-lr)`` (SGD) and ``m.lerp_(g, 0.1)`` (Adam), which Note [Fused add with alpha]
+    and Note [Fused lerp] compute by BLAS axpy, rounding once as PyTorch does, against
+    NumPy's two-step spellings (which round twice) and PyTorch's fused kernels."""
+    for shape in ((64, 64), (256, 256)):
+        rng = np.random.default_rng(7)
+        p0, g0 = rng.standard_normal((2, *shape), dtype=np.float32)
+        size = "x".join(map(str, shape))
+        for kind in ("add", "lerp"):
+            p, g, raw = tt.from_numpy(p0.copy()), tt.from_numpy(g0.copy()), p0.copy()
+            if kind == "add":
+                name = f"p.add_(g, alpha=-lr) [{size}]"
+                fns = [
+                    lambda p=p, g=g: p.add_(g, alpha=-1e-3),
+                    lambda raw=raw, g0=g0: raw.__iadd__(g0 * np.float32(-1e-3)),
+                ]
+            else:
+                name = f"m.lerp_(g, 0.1) [{size}]"
+                fns = [
+                    lambda p=p, g=g: p.lerp_(g, 0.1),
+                    lambda raw=raw, g0=g0: raw.__iadd__((g0 - raw) * np.float32(0.1)),
+                ]
+            if torch is not None:
+                tp, tg = torch.from_numpy(p0.copy()), torch.from_numpy(g0.copy())
+                if kind == "add":
+                    fns.append(lambda tp=tp, tg=tg: tp.add_(tg, alpha=-1e-3))
+                else:
+                    fns.append(lambda tp=tp, tg=tg: tp.lerp_(tg, 0.1))
+            with tt.no_grad():
+                t = best(fns, number, rounds)
+            line = f"{name:<34}{t[0] * 1e6:>9.3f}us{t[1] * 1e6:>9.3f}us{t[0] / t[1]:>8.2f}"
+            if torch is not None:
+                line += f"{t[2] * 1e6:>9.3f}us{t[0] / t[2]:>8.2f}"
+            print(line)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (CI smoke run)")
@@ -145,6 +185,7 @@ def main() -> None:
     for n in (1, 100):
         tiny_rows(n, tiny_number, rounds, failures)
     issue5_rows(tiny_number // 5, rounds, failures)
+    update_rows(tiny_number // 10, rounds)
 
     big = np.random.default_rng(2).random(4_000_000, dtype=np.float32)
     big2 = np.random.default_rng(3).random(4_000_000, dtype=np.float32)
