@@ -303,15 +303,15 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
 
     if op.name == "lerp":
         lerp_direct = _direct_dtypes(op, half)
-        fused_add = ns.fused_add
+        fused_add, axpy = ns.fused_add, ns.axpy
 
         def fused_lerp(x: Any, e: Any, w: Any) -> Any:
             """Note [Fused lerp]: PyTorch's lerp with a number weight ``w`` (rounded to
             the arrays' dtype) is ``fma(w, e - x, x)`` for ``|w| < 0.5`` and ``fma(w - 1,
             e - x, e)`` otherwise (ATen's vectorized ``lerp_vec``): the product is not
-            rounded.  The backend's ``fused_add`` computes that (None: it cannot, or the
-            backend has none, and the caller keeps the two-step formula)."""
-            if fused_add is None or not abs(w) < _FUSED_LERP_BOUND:
+            rounded.  The backend's ``fused_add`` (callers check it has one) computes
+            that; None: it cannot, and the caller keeps the two-step formula."""
+            if not abs(w) < _FUSED_LERP_BOUND:
                 return None
             if abs(w) < 0.5:
                 return fused_add(x, e - x, w)
@@ -376,7 +376,7 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                         w = dt.numpy_dtype.type(weight)
                         diff = e - x  # read before anything is written: ``end`` may be ``self``
                         if fused_add is not None:  # Note [Fused lerp], as the functional
-                            if abs(w) < 0.5 and ns.axpy(x, diff, w):
+                            if abs(w) < 0.5 and axpy(x, diff, w):
                                 return self  # fma(w, diff, x), into x
                             return general(self, end, weight)
                         if abs(w) < 0.5:  # x + w * diff

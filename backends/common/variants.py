@@ -173,19 +173,18 @@ def _direct_inplace(
                         return self
             elif scaled and len(kwargs) == 1 and dt in exact:
                 alpha = kwargs.get("alpha")
-                if scaled_into is not None:
-                    if (type(alpha) is float or type(alpha) is int) and scaled_into(
-                        self._array, other._array, alpha
-                    ):
-                        return self
-                elif type(alpha) is float or type(alpha) is int:
+                if type(alpha) is float or type(alpha) is int:
                     a = self._array
-                    try:
-                        result = fn(a, other._array * alpha)
-                    except (ValueError, TypeError):
-                        result = None  # the general path raises PyTorch's error
-                    if result is a:
-                        return self
+                    if scaled_into is not None:
+                        if scaled_into(a, other._array, alpha):
+                            return self
+                    else:
+                        try:
+                            result = fn(a, other._array * alpha)
+                        except (ValueError, TypeError):
+                            result = None  # the general path raises PyTorch's error
+                        if result is a:
+                            return self
         elif (
             (type(other) is float or type(other) is int)
             and not kwargs

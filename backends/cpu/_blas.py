@@ -98,6 +98,6 @@ def fused_add(x: Any, y: Any, alpha: Any) -> Any:
         return None  # the caller's formula raises the shape error
     out = np.empty(shape, x.dtype)
     out[...] = x
-    if y.shape != shape or not y.flags.c_contiguous:
-        y = np.ascontiguousarray(np.broadcast_to(y, shape))
+    if y.shape != shape:  # axpy copies any other layout of ``y`` itself
+        y = np.broadcast_to(y, shape)
     return out if axpy(out, y, alpha) else None

@@ -226,9 +226,7 @@ def binary(op: Any, functor: str, fallback: Any, dtypes: Any = None) -> Any:
 
 
 # -- operators with parameters ----------------------------------------------------------------
-_ALPHA_TYPES = {
-    np.dtype(n) if n != "bfloat16" else np.dtype(ml_dtypes.bfloat16) for n in _tables.ALPHA_DTYPES
-}
+_ALPHA_TYPES = {_np_dtype(n) for n in _tables.ALPHA_DTYPES}
 _FINITE_MAX = {dt: float(ml_dtypes.finfo(dt).max) for dt in _ALPHA_TYPES}
 
 

@@ -129,7 +129,7 @@ def _stealable(grad: Any, var: Any) -> bool:
         and getattr(array, "base", 0) is None
         and getrefcount(array) <= _ARRAY_REFS
         and grad._dtype is var._dtype
-        and (grad._device is var._device or grad._device == var._device)
+        and grad._device is var._device  # devices are interned: one object each
         and array.shape == var._array.shape
         and array.flags.c_contiguous
     )
@@ -152,7 +152,7 @@ def _whole_view_base(grad: Any, var: Any) -> Any:
         and getrefcount(owner) <= _ARRAY_REFS + 1  # base._array and the view's .base
         and grad._dtype is var._dtype
         and base._dtype is var._dtype
-        and (base._device is var._device or base._device == var._device)
+        and base._device is var._device
         and owner.shape == var._array.shape
         and array.shape == owner.shape
         and array.strides == owner.strides
