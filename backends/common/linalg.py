@@ -327,13 +327,14 @@ def kernels(
             (the copy kernel's ``astype``), widened back for the product (the fast
             path's ``_cast``), the product rounded to ``to`` once.  None: the caller
             takes the general way."""
+            pair = halves.get(to)  # (its NumPy dtype, its wide one's); None: not widened
             if (
-                type(self) is not tensor_type
+                pair is None
+                or type(self) is not tensor_type
                 or type(other) is not tensor_type
                 or self._dtype is not f32
                 or other._dtype is not f32
                 or self._device is not other._device
-                or to not in widened
                 or not fastpaths.ENABLED
             ):
                 return None
@@ -342,7 +343,7 @@ def kernels(
                 return None
             if not ((a.ndim and b.ndim) if any_rank else (a.ndim == rank_a and b.ndim == rank_b)):
                 return None
-            half, wide_np = to.numpy_dtype, wide[to].numpy_dtype
+            half, wide_np = pair
             try:
                 result = fn(a.astype(half).astype(wide_np), b.astype(half).astype(wide_np))
             except (ValueError, TypeError):
@@ -351,6 +352,7 @@ def kernels(
                 return None
             return make(result.astype(half), to, self._device)
 
+        halves = {to: (to.numpy_dtype, wide[to].numpy_dtype) for to in widened}
         kernel = rename(kernel, name, ns)
         if ndarray is _np_ndarray and f32 in direct:
             kernel.lower_precision = lower_precision  # type: ignore[attr-defined]

@@ -325,3 +325,68 @@ def test_fused_products_run_and_step_aside(monkeypatch: pytest.MonkeyPatch) -> N
         F.linear(x, w.detach().requires_grad_(), b)  # requires grad: the casts, recorded
         F.linear(x, w)  # no bias: matmul inside, the composite's general way
     assert taken == [True, False]
+
+
+def test_fused_products_memo_follows_what_it_depends_on() -> None:
+    """Note [Autocast product fast path]: the kernel remembers its last answer, and a
+    change of anything it depends on is seen on the next call: a copy kernel registered
+    (and removed) between calls, a tensor that requires grad (first or second), a mode
+    entered, keys excluded, another thread."""
+    import threading
+
+    x, w = tt.full((2, 3), 1.01), tt.full((3, 2), 0.5)
+    calls: list[Any] = []
+    seen: list[str] = []
+
+    def spy(self: Any, *, dtype: Any = None, device: Any = None, non_blocking: bool = False) -> Any:
+        calls.append(dtype)
+        return tt.from_numpy(self.numpy().astype(dtype.numpy_dtype))
+
+    class Log(DispatchMode):
+        def __dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            seen.append(func.name)
+            return func(*args, **(kwargs or {}))
+
+    with tt.autocast("cpu"):
+        first = tt.mm(x, w)  # fills the memo
+        assert tt.mm(x, w).tolist() == first.tolist()
+        lib = dispatch.Library("core", "IMPL")
+        try:
+            lib.impl("_to_copy", spy, "CPU", allow_override=True)
+            assert tt.mm(x, w).tolist() == first.tolist()
+            assert calls == [tt.bfloat16, tt.bfloat16]  # the override ran: no fused step
+        finally:
+            lib.destroy()
+        tt.mm(x, w)
+        assert calls == [tt.bfloat16, tt.bfloat16]  # fused again
+        pairs = [(x, w.detach().requires_grad_()), (x.detach().requires_grad_(), w)]
+        pairs.append((x.detach().requires_grad_(), w.detach().requires_grad_()))
+        for a, b in pairs:
+            tt.mm(x, w)  # the memo filled for tensors that do not require grad
+            out = tt.mm(a, b)
+            assert out.requires_grad and out.grad_fn is not None
+            out.float().sum().backward()
+            with fastpaths.disabled():
+                expect = tt.mm(a.detach(), b.detach())
+            assert out.tolist() == expect.tolist() == first.tolist()
+            for leaf in (a, b):
+                assert (leaf.grad is not None) == leaf.requires_grad
+                assert leaf.grad is None or leaf.grad.dtype is tt.float32
+        with Log():
+            assert tt.mm(x, w).tolist() == first.tolist()
+        assert seen.count("core::_to_copy") == 2 and "core::mm" in seen
+        with dispatch.exclude_keys(dispatch.DispatchKeySet(DispatchKey.AutocastCPU)):
+            assert tt.mm(x, w).dtype is tt.float32
+        assert tt.mm(x, w).tolist() == first.tolist()
+
+    results: list[Any] = []
+
+    def other_thread() -> None:  # autocast is off in a new thread
+        results.append(tt.mm(x, w).dtype)
+        with tt.autocast("cpu"):
+            results.append(tt.mm(x, w).dtype)
+
+    thread = threading.Thread(target=other_thread)
+    thread.start()
+    thread.join()
+    assert results == [tt.float32, tt.bfloat16]
