@@ -20,6 +20,7 @@ are medians.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
@@ -36,12 +37,20 @@ import dispatch  # noqa: E402
 import tensor as tt  # noqa: E402
 
 
-def interleaved(fns: list[Callable[[], Any]], number: int, rounds: int) -> list[float]:
-    """Median seconds per call of each function, timed in alternating rounds."""
+def interleaved(
+    fns: list[Callable[[], Any]],
+    number: int,
+    rounds: int,
+    regions: list[Callable[[], Any] | None] | None = None,
+) -> list[float]:
+    """Median seconds per call of each function, timed in alternating rounds; a function
+    with a region (a factory of context managers) is timed inside it."""
     times: list[list[float]] = [[] for _ in fns]
     for _ in range(rounds):
         for i, fn in enumerate(fns):
-            times[i].append(timeit.timeit(fn, number=number) / number)
+            make_region = regions[i] if regions is not None else None
+            with make_region() if make_region is not None else contextlib.nullcontext():
+                times[i].append(timeit.timeit(fn, number=number) / number)
     return [statistics.median(t) for t in times]
 
 
@@ -78,7 +87,7 @@ def autocast_cases(lib: Any) -> dict[str, Callable[[], Any]]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (CI smoke run)")
-    number, rounds = (300, 3) if parser.parse_args().quick else (3_000, 9)
+    number, rounds = (300, 3) if parser.parse_args().quick else (2_000, 15)
     try:
         import torch
         from torch.utils._python_dispatch import TorchDispatchMode
@@ -90,17 +99,24 @@ def main() -> None:
     print(f"{'case':<58}{'ours':>8}{'torch':>8}")
     ours_cases = autocast_cases(tt)
     theirs_cases = autocast_cases(torch) if torch is not None else {}
+
+    def region() -> Any:
+        stack = contextlib.ExitStack()
+        stack.enter_context(tt.autocast("cpu"))
+        if torch is not None:
+            stack.enter_context(torch.autocast("cpu"))
+        return stack
+
     for name, fn in ours_cases.items():
         fns: list[Callable[[], Any]] = [fn]
         if torch is not None:
             fns.append(theirs_cases[name])
-        plain = interleaved(fns, number, rounds)
-        with tt.autocast("cpu"):
-            if torch is not None:
-                with torch.autocast("cpu"):
-                    inside = interleaved(fns, number, rounds)
-            else:
-                inside = interleaved(fns, number, rounds)
+        # Outside and inside the region in the same rounds: a host whose speed drifts
+        # between two separate measurements would skew the ratio.
+        times = interleaved(
+            fns * 2, number, rounds, regions=[None] * len(fns) + [region] * len(fns)
+        )
+        plain, inside = times[: len(fns)], times[len(fns) :]
         row = f"{name + ' under autocast / outside':<58}{inside[0] / plain[0]:>8.2f}"
         row += f"{inside[1] / plain[1]:>8.2f}" if torch is not None else f"{'-':>8}"
         print(row)
