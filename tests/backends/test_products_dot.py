@@ -1,0 +1,59 @@
+"""Note [Products of widened copies] (backends/common/linalg.py): on two 2-D arrays that
+are C- or F-contiguous, NumPy's ``dot`` computes what its ``matmul`` does, bit for bit
+(the half-precision products and autocast's fused products call ``dot`` on their float32
+copies; the general path calls ``matmul``).  If a NumPy release changes either, this
+fails before the fast paths drift from the general one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tensor as tt
+from backends.common import fastpaths
+
+_DIMS = st.sampled_from([0, 1, 2, 3, 5, 8, 16, 17, 31, 64, 65, 130])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    dims=st.tuples(_DIMS, _DIMS, _DIMS),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    orders=st.tuples(st.sampled_from("CF"), st.sampled_from("CF")),
+    strided_source=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_dot_is_matmul_on_contiguous_matrices(
+    dims: tuple[int, int, int], dtype: Any, orders: tuple[str, str], strided_source: bool, seed: int
+) -> None:
+    m, k, n = dims
+    rng = np.random.default_rng(seed)
+    a = np.asarray(rng.standard_normal((m, k)), dtype=dtype, order=orders[0])
+    b = np.asarray(rng.standard_normal((k, n)), dtype=dtype, order=orders[1])
+    if strided_source:  # a copy of a strided view, as astype makes: contiguous again
+        a = np.repeat(a, 2, axis=1)[:, ::2].astype(dtype)
+        b = np.repeat(b, 2, axis=0)[::2].T.astype(dtype).T
+    assert a.flags.c_contiguous or a.flags.f_contiguous
+    assert b.flags.c_contiguous or b.flags.f_contiguous
+    expected = np.matmul(a, b)
+    got = np.dot(a, b)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    assert got.tobytes() == expected.tobytes()
+
+
+def test_half_products_on_strided_operands_agree_both_ways() -> None:
+    """Strided half-precision operands: their float32 copies are contiguous, so the fast
+    path's ``dot`` and the general path's ``matmul`` agree."""
+    rng = np.random.default_rng(0)
+    for dt in (tt.bfloat16, tt.float16):
+        x = tt.tensor(rng.standard_normal((9, 40)).astype(np.float32)).to(dt)[:, ::3]
+        w = tt.tensor(rng.standard_normal((28, 14)).astype(np.float32)).to(dt)[::2, 1::2]
+        fast = (x @ w, tt.mm(x, w))
+        with fastpaths.disabled():
+            general = (x @ w, tt.mm(x, w))
+        for f, g in zip(fast, general, strict=True):
+            assert f.dtype is g.dtype is dt
+            assert f.numpy().tobytes() == g.numpy().tobytes()
