@@ -24,7 +24,12 @@ product, then the sum, to the dtype (2-27% of elements off PyTorch's); the kerne
 widen to float32 instead, axpy there, and round once (``backends/cpu/elementwise.py``,
 ``_fused``).  PyTorch itself is not consistent for half precision: its vectorized
 loop rounds ``alpha`` to float16/bfloat16, its scalar loop (tensors smaller than a
-vector, some broadcasts) keeps it in float32; ours is the vectorized loop's rule.  A zero ``alpha``
+vector, some broadcasts) keeps it in float32; ours is the vectorized loop's rule.  Nor
+for a number or 0-d ``other`` (a CPU scalar to PyTorch) in float32: its vectorized loop
+rounds once, but in a tensor of a few elements, and in parts of a long one's remainder
+(elements 33-36 of 40), it rounds ``alpha * other`` first (``1 + 0.01 * 33`` gives
+1.33000004 one way, 1.32999992 the other); ours rounds once everywhere, the vectorized
+loop's rule again (tests/backends/test_fastpath_inplace_alpha.py).  A zero ``alpha``
 keeps NumPy's spelling: BLAS skips the product then, and PyTorch's ``0 * inf`` is NaN.  Without SciPy
 (or where an array is not one BLAS can take) the kernels keep the two-step NumPy
 spelling, and the results can differ from PyTorch's by that last bit.
