@@ -456,8 +456,9 @@ def _fused_product_kernel(op: Any, general: Any, below: int, device_type: str) -
     Whether it can is ``_fused_kernel``'s answer, kept for the next call with what it
     depends on (the key set, the first tensor's key bits and device, this thread's sets
     object, the operator's and _to_copy's tables): one tuple replaced whole, so threads
-    race on it harmlessly (another thread's sets object never matches).  The tensors
-    are positional parameters, not ``*args`` (~0.3 us a call less)."""
+    race on it harmlessly (a thread with another sets object misses; one sharing the
+    object has the same sets, and the answer depends on their values only).  The
+    tensors are positional parameters, not ``*args`` (~0.3 us a call less)."""
     memo: list[Any] = [(None, None, None, None, None, None, None)]
 
     def kernel(
