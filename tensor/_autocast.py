@@ -447,6 +447,10 @@ def _kernel(op: dispatch.OpOverload, key: DispatchKey, device_type: str, policy:
     return kernel
 
 
+# A parameter no caller passed (the fused product kernel's tensors).
+_MISSING: Any = object()
+
+
 def _fused_product_kernel(op: Any, general: Any, below: int, device_type: str) -> Any:
     """Note [Autocast product fast path]: ``general`` (the autocast kernel of a product,
     or ``linear``) with the step before it that calls the kernel below this key to
@@ -505,10 +509,6 @@ def _fused_product_kernel(op: Any, general: Any, below: int, device_type: str) -
         return general(keyset, **kwargs)
 
     return kernel
-
-
-# A parameter no caller passed (the fused product kernel's tensors).
-_MISSING: Any = object()
 
 
 def _first_device_type(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:

@@ -392,7 +392,8 @@ def kernels(
     product("vdot", vdot, (1, 1))
     product("outer", lambda x, y: xp.multiply(x[:, None], y[None, :]), (1, 1))
 
-    on_numpy = ndarray is _np_ndarray
+    # The product of addmm's float32 copies (Note [Products of widened copies]).
+    copies_product = _np_dot if ndarray is _np_ndarray else fn_matmul
     addmm_op = op_info("addmm")
     addmm_direct, addmm_widened = _fast_dtypes(addmm_op)
 
@@ -423,8 +424,7 @@ def kernels(
                 if not is_direct:
                     a, b, bias = _cast(mat1, dt), _cast(mat2, dt), _cast(self, dt)
                 try:
-                    # Copies: Note [Products of widened copies].
-                    prod = fn_matmul(a, b) if is_direct or not on_numpy else _np_dot(a, b)
+                    prod = fn_matmul(a, b) if is_direct else copies_product(a, b)
                     prod += bias
                 except (ValueError, TypeError):  # shapes: the general path says why
                     prod = None
