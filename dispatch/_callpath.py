@@ -65,7 +65,17 @@ from ._schema import SchemaBindError
 if TYPE_CHECKING:
     from ._operator import OpOverload
 
-__all__ = ["ENTRIES", "REDISPATCH", "STEPS", "TRACE", "VALIDATE", "Entry", "generate", "install"]
+__all__ = [
+    "ENTRIES",
+    "POSITIONAL",
+    "REDISPATCH",
+    "STEPS",
+    "TRACE",
+    "VALIDATE",
+    "Entry",
+    "generate",
+    "install",
+]
 
 # The steps of a call.  ``self._state`` is a ``_CallState`` (``_operator.py``); the other
 # names that start with ``_`` are the generated code's globals, ``_GLOBALS``.
@@ -88,11 +98,17 @@ def {name}(self, {params}):
 {trace}\
     try:
         if state.with_keyset >> slot & 1:
-            return state.kernels[slot](_from_bits(ks), {forward})
+{positional}            return state.kernels[slot](_from_bits(ks), {forward})
         return state.kernels[slot]({forward})
     except Exception as e:
         _annotate(self, e, slot)
         raise
+"""
+
+# The fixed-arity entries' call of a positional entry (Note [Positional entries] in
+# _operator.py): {n} is how many arguments the entry passes.
+POSITIONAL = """            if state.positional >> slot & 1:
+                return state.kernels{n}[slot](ks, {forward})
 """
 
 # The steps of a redispatch: the key set is the caller's, used exactly (SEMANTICS.md §6).
@@ -461,6 +477,8 @@ def generate(entry: Entry, module: str) -> Callable[..., Any]:
     else:
         validate, forward = "", entry.forward or entry.params.replace(", /", "")
     kind = "redispatch" if entry.template is REDISPATCH else "call"
+    arity = 0 if "*" in forward else len(forward.split(", "))
+    positional = POSITIONAL.format(n=arity, forward=forward) if 1 <= arity <= 3 else ""
     end = "\n" if "\n" in entry.doc else ""  # a long docstring closes on its own line
     doc = textwrap.indent(f'"""{entry.doc}{end}"""\n', "    ") if entry.doc else ""
     source = entry.template.format(
@@ -471,6 +489,7 @@ def generate(entry: Entry, module: str) -> Callable[..., Any]:
         bits=entry.bits,
         trace=f"    _trace({kind!r}, self, ks)\n" if TRACE else "",
         forward=forward,
+        positional=positional,
     )
     filename = f"<dispatch call path {qualname}>"
     # Kept for the life of the process, as a module's source is: tracebacks and

@@ -140,19 +140,53 @@ class _CallState:
     more a call.
     """
 
-    __slots__ = ("mask", "kernels", "with_keyset", "grad_mask")
+    __slots__ = (
+        "mask",
+        "kernels",
+        "with_keyset",
+        "grad_mask",
+        "positional",
+        "kernels1",
+        "kernels2",
+        "kernels3",
+    )
 
     def __init__(
-        self, mask: int, kernels: tuple[Callable[..., Any], ...], with_keyset: int, grad_mask: int
+        self,
+        mask: int,
+        kernels: tuple[Callable[..., Any], ...],
+        with_keyset: int,
+        grad_mask: int,
+        positional: int = 0,
+        by_arity: tuple[tuple[Any, ...], ...] = ((), (), ()),
     ) -> None:
         self.mask = mask  # keys whose kernel runs: no fallthrough, no grad-only kernel
         self.kernels = kernels  # the kernel of each table slot
         self.with_keyset = with_keyset  # bit ``slot`` set: that kernel takes the key set
         self.grad_mask = grad_mask  # ``mask`` with the grad-only kernels (Note [Grad-only kernels])
+        # Note [Positional entries]: bit ``slot`` set, that slot's grad-only kernel has
+        # entries for exactly 1, 2 and 3 positional arguments, taking the key bits.
+        self.positional = positional
+        self.kernels1, self.kernels2, self.kernels3 = by_arity
 
 
 # An operator's state until its first _rebuild: no kernels, so a call fails.
 _NO_STATE = _CallState(0, (), 0, 0)
+
+
+# Note [Positional entries]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# The fixed-arity call paths (``call1(a)``, ``call2(a, b)``, ``call3(a, b, c)``: Note
+# [Specialised call paths]) know how many arguments they pass and pass no keywords.  A
+# grad-only kernel may offer an entry for each such count, as ``fn.positional``: a tuple
+# of three functions (or None where that count does not fit the schema), the one for
+# ``n`` arguments called ``entry(bits, a1, ..., an)`` with the key set as its int bits.
+# Such a call skips what the general with_keyset call pays: the ``KeySet`` object, the
+# ``*args`` tuple and ``**kwargs`` dict, and the kernel's checks for keywords and grad
+# mode (a call path reaches a grad-only kernel only in grad mode: Note [Grad-only
+# kernels]).  The autograd layer's generated kernels have them (Note [Generated
+# recording] in tensor/autograd/_layer.py): ~0.3 us less a recorded ``a + b``.  Every
+# other entry (``__call__``, ``redispatch``, the keyword paths) calls ``kernels``.
 
 
 class TableEntry:
@@ -489,6 +523,8 @@ class OpOverload:
         mask = 0
         grad_mask = 0
         with_keyset_slots = 0
+        positional_slots = 0
+        by_arity: list[list[Any]] = [[], [], []]
         defined = self._schema is not None
         tops = {key: stack[-1] for key, stack in self._kernels.items() if stack}
         for slot, key, bit in _SLOTS:
@@ -511,11 +547,25 @@ class OpOverload:
                 grad_mask |= bit
                 if not kernel.grad_only:
                     mask |= bit
+                elif with_keyset and not _callpath.TRACE:  # Note [Positional entries]
+                    entries_n = getattr(fn, "positional", None)
+                    if entries_n is not None:
+                        positional_slots |= 1 << slot
+                        for arity, entry_n in zip(by_arity, entries_n, strict=True):
+                            arity.extend([None] * (slot - len(arity)))
+                            arity.append(entry_n)
             kernels.append(fn)
             if with_keyset:
                 with_keyset_slots |= 1 << slot
         self._entries = tuple(entries)
-        self._state = _CallState(mask, tuple(kernels), with_keyset_slots, grad_mask)
+        self._state = _CallState(
+            mask,
+            tuple(kernels),
+            with_keyset_slots,
+            grad_mask,
+            positional_slots,
+            tuple(tuple(k) for k in by_arity),  # type: ignore[arg-type]
+        )
 
     def _dump(self) -> str:
         """The computed table as text: one line per runtime key, highest priority first."""

@@ -97,14 +97,27 @@ def _collect(schema: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list
 
 
 class OpNode(Node):
-    """The backward of one operator call: its formula applied to the saved call."""
+    """The backward of one operator call: its formula applied to the saved call.
 
-    __slots__ = ("_args", "_bound", "_kwargs", "formula", "op", "out", "versions")
+    Each operator with a formula has a subclass of its own (``node_class``: PyTorch's
+    ``AddBackward0``), which holds the operator and its formula as class attributes.
+    """
+
+    # Note [Node fields]: what every recorded call sets is a slot; the operator and its
+    # formula are the class's, and the call bound to the schema, its keywords and the
+    # saved result are None at the class until a node sets them (in its ``__dict__``,
+    # made then: at backward, when the call is bound, or by a formula that reads its
+    # result).  A recorded call stores four values instead of nine (Note [Recording cost]).
+    __slots__ = ("_args", "versions")
+
+    op: OpOverload
+    formula: Formula
+    _bound: dict[str, Any] | None = None
+    _kwargs: dict[str, Any] | None = None
+    out: Any = None
 
     def __init__(
         self,
-        op: OpOverload,
-        formula: Formula,
         bound: dict[str, Any] | None,
         out: Any,
         inputs: Sequence[Any],
@@ -120,11 +133,11 @@ class OpNode(Node):
         # call makes one of these (Note [Recording cost]).
         self.next_functions = edges_of(inputs)
         self.seq = new_seq()
-        self.op = op
-        self.formula = formula
-        self._bound = bound
+        if bound is not None:
+            self._bound = bound
         self._args = args
-        self._kwargs = kwargs
+        if kwargs:
+            self._kwargs = kwargs
         # Saved without their grad_fn (this node), so node and outputs form no reference
         # cycle; ``_unpack`` re-attaches the node for double backward (PyTorch's
         # SavedVariable does the same).  The tensors whose values the formula reads are
@@ -132,8 +145,6 @@ class OpNode(Node):
         # data, same version counter), never held itself: that would be the cycle.
         versions = []
         if not keep_out:  # a single tensor output the formula does not read
-            self.out = None
-            self._num_outputs = 1
             for t in inputs if saved is None else saved:
                 if t is not None:
                     counter = t._version_counter
@@ -148,7 +159,6 @@ class OpNode(Node):
                     versions.append((t, t._version))
         else:
             self.out = saved_out = out.detach()
-            self._num_outputs = 1
             for t in inputs if saved is None else saved:
                 if t is not None:
                     if t is out:
@@ -177,10 +187,6 @@ class OpNode(Node):
     def bound(self, value: dict[str, Any] | None) -> None:
         self._bound = value
         self._args = self._kwargs = None
-
-    def name(self) -> str:
-        base = self.op.name.split("::", 1)[1].split(".", 1)[0]
-        return "".join(part.capitalize() for part in base.split("_")) + "Backward0"
 
     def apply(self, grads: list[Any]) -> Sequence[Any]:
         versions = self.versions
@@ -249,8 +255,35 @@ class OpNode(Node):
         return self.versions is None
 
     def release(self) -> None:
-        # apply() raises from now on (``_freed``); nothing below is read again
-        self._bound = self._args = self._kwargs = self.out = self.versions = None
+        # apply() raises from now on (``_freed``); nothing below is read again.  The
+        # fields at their class default stay there (no ``__dict__`` made to clear them).
+        self._args = self.versions = None
+        if self._bound is not None:
+            self._bound = None
+        if self._kwargs is not None:
+            self._kwargs = None
+        if self.out is not None:
+            self.out = None
+
+
+def node_class(op: OpOverload, formula: Formula) -> type[OpNode]:
+    """The node class of ``op``'s calls (``AddBackward0`` for ``core::add.Tensor``), made
+    on first use and kept with the operator."""
+    cls: type[OpNode] | None = _NODE_CLASSES.get(op)
+    if cls is None or cls.formula is not formula:
+        base = op.name.split("::", 1)[1].split(".", 1)[0]
+        name = "".join(part.capitalize() for part in base.split("_")) + "Backward0"
+        attrs = {
+            "__slots__": (),
+            "__module__": __name__,
+            "op": op,
+            "formula": staticmethod(formula),  # a function read from the class: not a method
+        }
+        cls = _NODE_CLASSES[op] = type(name, (OpNode,), attrs)
+    return cls
+
+
+_NODE_CLASSES: dict[OpOverload, type[OpNode]] = {}
 
 
 def _save_outputs(out: Any) -> Any:
@@ -417,6 +450,7 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
         lead = -1
 
     save_nothing = positional_saved is _save_nothing
+    cls = node_class(op, formula)
 
     def record(out: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Record the call that gave ``out`` (grad mode on)."""
@@ -430,18 +464,14 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
         if dt is not None and positional_saved is not None and not kwargs:
             # The common case, OpNode.__init__ inline (Note [Recording cost]): one tensor
             # output, positional arguments, bound when the formula runs.
-            node = _new(OpNode)
+            node = _new(cls)
             node.next_functions = edges_of(inputs)
             node.seq = new_seq()
-            node.op = op
-            node.formula = formula
-            node._bound = node._kwargs = None
             node._args = args
             versions = []
-            if save_nothing:
-                node.out = out.detach() if keep_out else None
-            else:
-                node.out = saved_out = out.detach() if keep_out else None
+            if keep_out:
+                node.out = saved_out = out.detach()
+            if not save_nothing:
                 for t in positional_saved(args, out):
                     if t is out and keep_out:  # the saved copy, never the output itself
                         t = saved_out
@@ -449,9 +479,7 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
                     versions.append((t, 0 if counter is None else counter[0]))
             node.versions = versions
         elif positional_saved is not None and not kwargs:  # bound when the formula runs
-            node = OpNode(
-                op,
-                formula,
+            node = cls(
                 None,
                 out,
                 inputs,
@@ -463,7 +491,7 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
         else:
             bound = bind(args, kwargs)
             saved = None if spec is None else _saved_tensors(spec, bound, out)
-            node = OpNode(op, formula, bound, out, inputs, saved, keep_out=keep_out or dt is None)
+            node = cls(bound, out, inputs, saved, keep_out=keep_out or dt is None)
         if dt is not None:
             if dt.category >= _FLOAT_KIND:
                 out.grad_fn = node
@@ -523,19 +551,37 @@ def {name}(keyset, /, *args, **kwargs):
     if kwargs or len(args) < {min_lead} or not _fastpaths.ENABLED:
         return _record(out, args, kwargs)
 {unpack}\
+{tail}\
+"""
+# The entry for exactly {n} positional arguments (Note [Positional entries] in
+# dispatch/_operator.py): the key set as its bits, reached only in grad mode.
+_RECORD_POSITIONAL = """\
+def {name}(ks, {params}, /):
+    ks &= _AFTER_BITS
+    state = _op._state
+    slot = ks.bit_length()
+    if state.with_keyset >> slot & 1:
+        out = state.kernels[slot](_from_bits(ks), {params})
+    else:
+        out = state.kernels[slot]({params})
+    if not _fastpaths.ENABLED:
+        return _record(out, ({params},), {{}})
+{unpack}\
+{tail}\
+"""
+# What both record once the leading tensors are locals a0, a1...: ``{args}`` is the call's
+# positional arguments.
+_RECORD_TAIL = """\
     if not ({any_grad}):
         return out
     dt = getattr(out, "_dtype", None)
     if dt is None:  # a tuple or list of outputs
-        return _record(out, args, kwargs)
+        return _record(out, {args}, {{}})
 {edge_lines}\
-    node = _new(_OpNode)
+    node = _new(_Node)
     node.next_functions = ({edges})
     node.seq = _new_seq()
-    node.op = _op
-    node.formula = _formula
-    node._bound = node._kwargs = None
-    node._args = args
+    node._args = {args}
 {save}\
     if dt.category >= _FLOAT:
         out.grad_fn = node
@@ -585,16 +631,26 @@ def _generated_kernel(
     min_lead = lead
     while min_lead > 1 and optional[min_lead - 1] and schema_args[min_lead - 1].has_default:
         min_lead -= 1
-    unpack = []
-    for k in range(lead):
-        if k < min_lead:
-            unpack.append(f"    a{k} = args[{k}]\n")
-        else:
-            unpack.append(f"    a{k} = args[{k}] if len(args) > {k} else None\n")
-        if optional[k]:
-            unpack.append(f"    r{k} = a{k} is not None and a{k}._dispatch_bits & _RG\n")
-        else:
-            unpack.append(f"    r{k} = a{k}._dispatch_bits & _RG\n")
+
+    def unpack(given: int | None) -> str:
+        """The leading tensors as locals a0, a1..., with their requires-grad bits r0, r1...:
+        from ``args`` (``given`` None) or the positional entry's parameters (``given``
+        of them; those not given are None)."""
+        lines = []
+        for k in range(lead):
+            if given is not None:
+                if k >= given:
+                    lines.append(f"    a{k} = None\n")
+            elif k < min_lead:
+                lines.append(f"    a{k} = args[{k}]\n")
+            else:
+                lines.append(f"    a{k} = args[{k}] if len(args) > {k} else None\n")
+            if optional[k]:
+                lines.append(f"    r{k} = a{k} is not None and a{k}._dispatch_bits & _RG\n")
+            else:
+                lines.append(f"    r{k} = a{k}._dispatch_bits & _RG\n")
+        return "".join(lines)
+
     edge_lines = []
     for k in range(lead):  # ``_edge`` (``_views``), its two common cases inline
         edge_lines.append(
@@ -614,13 +670,13 @@ def _generated_kernel(
             f"    else:\n"
             f"        e{k} = _NO_EDGE\n"
         )
-    edges = "".join(f"e{k}, " for k in range(lead))
     save = []
     if keep_out:
         save.append("    node.out = saved = out.detach()\n")
+    if plan or keep_out:
+        save.append("    versions = node.versions = []\n")
     else:
-        save.append("    node.out = None\n")
-    save.append("    versions = node.versions = []\n")
+        save.append("    node.versions = ()\n")  # nothing saved: no list to make
     for i, c in plan:
         value = f"(saved if a{i} is out else a{i})" if keep_out else f"a{i}"
         cond = f"r{c}" if c >= 0 else ""
@@ -629,15 +685,22 @@ def _generated_kernel(
         save.extend(_append_version(value, cond))
     if keep_out:
         save.extend(_append_version("saved", ""))
+
+    def tail(args: str) -> str:
+        return _RECORD_TAIL.format(
+            any_grad=" or ".join(f"r{k}" for k in range(lead)),
+            args=args,
+            edges="".join(f"e{k}, " for k in range(lead)),
+            edge_lines="".join(edge_lines),
+            save="".join(save),
+        )
+
     source = _RECORD.format(
         name=name,
         below=_BELOW_TRACED if _callpath.TRACE else _BELOW_INLINE,
         min_lead=min_lead,
-        unpack="".join(unpack),
-        any_grad=" or ".join(f"r{k}" for k in range(lead)),
-        edges=edges,
-        edge_lines="".join(edge_lines),
-        save="".join(save),
+        unpack=unpack(None),
+        tail=tail("args"),
     )
     env = {
         "_below": below,
@@ -647,7 +710,7 @@ def _generated_kernel(
         "_record": record,
         "_fastpaths": fastpaths,
         "_new": _new,
-        "_OpNode": OpNode,
+        "_Node": node_class(op, formula),
         "_new_seq": new_seq,
         "_op": op,
         "_formula": formula,
@@ -661,6 +724,27 @@ def _generated_kernel(
     kernel = define(source, name, filename, env, _RECORD_CODE, "<autograd recording>")
     kernel.__module__ = __name__  # dump_table and traces name it as the general kernel
     kernel.record = record  # type: ignore[attr-defined]  (the tests compare the two)
+    # Note [Positional entries]: one for each count of positional arguments from 1 to 3
+    # that fits the schema (the leading tensors but trailing optional ones, and at most
+    # the positional arguments it has); the call paths read them from the table.
+    npos = sum(not a.kwarg_only for a in schema_args)
+    entries: list[Callable[..., Any] | None] = []
+    for n in (1, 2, 3):
+        if not min_lead <= n <= npos:
+            entries.append(None)
+            continue
+        params = ", ".join(f"a{k}" if k < lead else f"p{k}" for k in range(n))
+        source = _RECORD_POSITIONAL.format(
+            name=f"{name}_{n}",
+            params=params,
+            unpack=unpack(n),
+            tail=tail(f"({params},)"),
+        )
+        filename = f"<autograd recording {op.name}, {n} positional>"
+        entry = define(source, f"{name}_{n}", filename, env, _RECORD_CODE, "<autograd recording>")
+        entry.__module__ = __name__
+        entries.append(entry)
+    kernel.positional = tuple(entries)  # type: ignore[attr-defined]
     GENERATED[op] = kernel
     return kernel
 
@@ -721,6 +805,7 @@ def _inplace_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
     redispatch = op.redispatch
     grad_state = _grad_mode.state
     spec = _saved_spec(formula)
+    cls = node_class(op, formula)
 
     def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
         if not grad_state.grad_enabled:
@@ -751,7 +836,7 @@ def _inplace_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
             # reads only self's dtype and device.
             old = bound["self"] = ops.core._to_copy(self)
             copy_node = old.grad_fn
-            if type(copy_node) is OpNode and copy_node.bound["self"] is self:
+            if isinstance(copy_node, OpNode) and copy_node.bound["self"] is self:
                 copy_node.bound["self"] = alias
         for name, value in bound.items():
             if value is self:  # self when its value is not read; other in ``a.mul_(a)``
@@ -766,7 +851,7 @@ def _inplace_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
         out = redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
         if spec is not None and spec[1]:
             saved += _tensors(out)
-        node = OpNode(op, formula, bound, out, inputs, saved)
+        node = cls(bound, out, inputs, saved)
         for i, version in enumerate(before):
             node.versions[i] = (node.versions[i][0], version)
         if base is None:

@@ -967,7 +967,7 @@ def _op_nodes(outs: list[Any]) -> list[Any]:
             continue
         seen[id(node)] = node
         stack.extend(n for n, _ in node.next_functions)
-    return [n for n in seen.values() if type(n) is OpNode]
+    return [n for n in seen.values() if isinstance(n, OpNode)]
 
 
 @pytest.mark.parametrize("entry", ENTRIES)

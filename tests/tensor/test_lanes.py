@@ -80,7 +80,7 @@ def _check_node(out: Any, g: Any, inputs: tuple[Any, ...] = ()) -> bool:
     ``inputs``: the call's tensor arguments in order; where one does not require grad the
     lane may give None (the engine passes nothing there) for the formula's gradient."""
     node = out.grad_fn
-    assert type(node) is OpNode
+    assert isinstance(node, OpNode)
     lane = getattr(node.formula, "lane", None)
     assert lane is not None, node.name()
     with tt.no_grad():
