@@ -178,9 +178,9 @@ _NO_STATE = _CallState(0, (), 0, 0)
 # ~~~~~~~~~~~~~~~~~~~~~~~~~
 # The fixed-arity call paths (``call1(a)``, ``call2(a, b)``, ``call3(a, b, c)``: Note
 # [Specialised call paths]) know how many arguments they pass and pass no keywords.  A
-# grad-only kernel may offer an entry for each such count, as ``fn.positional``: a tuple
-# of three functions (or None where that count does not fit the schema), the one for
-# ``n`` arguments called ``entry(bits, a1, ..., an)`` with the key set as its int bits.
+# grad-only kernel may offer an entry for each such count, as ``fn.positional``: a
+# sequence of three functions, the one for ``n`` arguments called ``entry(bits, a1, ...,
+# an)`` with the key set as its int bits.
 # Such a call skips what the general with_keyset call pays: the ``KeySet`` object, the
 # ``*args`` tuple and ``**kwargs`` dict, and the kernel's checks for keywords and grad
 # mode (a call path reaches a grad-only kernel only in grad mode: Note [Grad-only

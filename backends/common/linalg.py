@@ -250,7 +250,21 @@ def result_vecdot(
 # less on an 8x8 product; tests/backends/test_products_dot.py compares the two over
 # shapes, float32 and float64, both orders).  On strided operands they differ (``dot``
 # copies them, ``matmul`` runs its own loop), and a contiguity check on the operands of
-# a float32 product would cost ~0.13 us of the 0.35, so those keep ``matmul``.
+# a float32 product costs ~0.13 us of the 0.35: the products of the operands themselves
+# (``tt.mm(a, b)``, ``a @ b`` of two matrices, float32 or float64) check it, with one
+# ``flags.forc`` each (C or F), and call ``dot`` only then (``_dot_if_contiguous``).
+def _dot_if_contiguous(matmul: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``matmul``, by ``dot`` on two C- or F-contiguous matrices (Note [Products of
+    widened copies])."""
+
+    def product(a: Any, b: Any) -> Any:
+        if a.ndim == 2 and b.ndim == 2 and a.flags.forc and b.flags.forc:
+            return _np_dot(a, b)
+        return matmul(a, b)
+
+    return product
+
+
 def _dot_2d(matmul: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """``matmul`` for arrays that are copies (Note [Products of widened copies])."""
 
@@ -327,7 +341,7 @@ def kernels(
                 if (a.ndim and b.ndim) if any_rank else (a.ndim == rank_a and b.ndim == rank_b):
                     try:
                         if is_direct:
-                            result = fn(a, b)
+                            result = fn_own(a, b) if dt in dot_dtypes else fn(a, b)
                         else:  # copies: Note [Products of widened copies]
                             result = fn_copies(_cast(self, dt), _cast(other, dt))
                     except (ValueError, TypeError):  # shapes: the general path says why
@@ -379,6 +393,8 @@ def kernels(
         # Note [Products of widened copies]: matmul and mm on NumPy.
         numpy_gemm = ndarray is _np_ndarray and name in ("matmul", "mm")
         fn_copies = _dot_2d(fn) if numpy_gemm else fn
+        fn_own = _dot_if_contiguous(fn) if numpy_gemm else fn
+        dot_dtypes = {front.float32, front.float64} if numpy_gemm else set()
         kernel = rename(kernel, name, ns)
         if ndarray is _np_ndarray and f32 in direct:
             kernel.lower_precision = lower_precision  # type: ignore[attr-defined]

@@ -725,14 +725,14 @@ def _generated_kernel(
     kernel.__module__ = __name__  # dump_table and traces name it as the general kernel
     kernel.record = record  # type: ignore[attr-defined]  (the tests compare the two)
     # Note [Positional entries]: one for each count of positional arguments from 1 to 3
-    # that fits the schema (the leading tensors but trailing optional ones, and at most
-    # the positional arguments it has); the call paths read them from the table.
+    # that a call path can pass and the schema takes (the leading tensors but trailing
+    # optional ones, at most the positional arguments it has; one argument only for a
+    # one-tensor operator, three only past one tensor).  Each is compiled on its first
+    # call: most operators are never recorded through every count, and their bodies are
+    # compiled per shape (~15 ms of ``import tensor`` made at import).
     npos = sum(not a.kwarg_only for a in schema_args)
-    entries: list[Callable[..., Any] | None] = []
-    for n in (1, 2, 3):
-        if not min_lead <= n <= npos:
-            entries.append(None)
-            continue
+
+    def build(n: int) -> Callable[..., Any]:
         params = ", ".join(f"a{k}" if k < lead else f"p{k}" for k in range(n))
         source = _RECORD_POSITIONAL.format(
             name=f"{name}_{n}",
@@ -743,10 +743,42 @@ def _generated_kernel(
         filename = f"<autograd recording {op.name}, {n} positional>"
         entry = define(source, f"{name}_{n}", filename, env, _RECORD_CODE, "<autograd recording>")
         entry.__module__ = __name__
-        entries.append(entry)
-    kernel.positional = tuple(entries)  # type: ignore[attr-defined]
+        return entry
+
+    def general(ks: int, /, *args: Any) -> Any:  # a count no call path passes it
+        return kernel(keyset_from_bits(ks), *args)
+
+    entries: list[Callable[..., Any]] = [general, general, general]
+    for n in (1, 2, 3):
+        if min_lead <= n <= npos and (n != 1 or lead == 1) and (n != 3 or lead > 1):
+            entries[n - 1] = _first_call(op, n, build, entries)
+    kernel.positional = entries  # type: ignore[attr-defined]  (_rebuild reads it)
     GENERATED[op] = kernel
     return kernel
+
+
+def _first_call(
+    op: OpOverload,
+    n: int,
+    build: Callable[[int], Callable[..., Any]],
+    entries: list[Callable[..., Any]],
+) -> Callable[..., Any]:
+    """Note [Positional entries]: the stand-in for ``op``'s entry for ``n`` arguments until
+    its first call, which builds the entry, puts it in ``entries`` (what the next table
+    rebuild reads) and in place of the stand-in in the current table, and calls it.  Two
+    threads may both build it: the same function, either one kept."""
+
+    def first_call(ks: int, /, *args: Any) -> Any:
+        entry = build(n)
+        entries[n - 1] = entry
+        state = op._state
+        field = f"kernels{n}"
+        table = getattr(state, field)
+        if first_call in table:
+            setattr(state, field, tuple(entry if k is first_call else k for k in table))
+        return entry(ks, *args)
+
+    return first_call
 
 
 # Operator -> its generated Autograd kernel (Note [Generated recording]).

@@ -226,3 +226,24 @@ def test_relu_against_zeros_on_the_edge_values():
             got = tt.relu(tt.tensor(a)).numpy()
             assert got.tobytes() == np.maximum(a, 0).tobytes(), (dt, n)
             assert not np.signbit(got[a == 0]).any()
+
+
+def test_relu_keeps_the_zeros_of_the_shapes_it_sees():
+    """The zeros of a shape are kept after its first relu, and dropped past
+    ``_SHAPES_KEPT`` shapes: each call, first, repeated or after the drop, gives
+    NumPy's maximum against zero, and a relu_ writes only into its own tensor."""
+    from backends.cpu.elementwise import _SHAPED, _SHAPES_KEPT
+
+    rng = np.random.default_rng(7)
+    shapes = [(n % 7 + 1, n // 7 + 1) for n in range(_SHAPES_KEPT + 5)]
+    for _round in range(2):
+        for shape in shapes:
+            a = rng.standard_normal(shape).astype(np.float32)
+            for _ in range(2):
+                got = tt.relu(tt.tensor(a)).numpy()
+                assert got.tobytes() == np.maximum(a, np.float32(0)).tobytes(), shape
+            t = tt.tensor(a)
+            t.relu_()
+            assert t.numpy().tobytes() == np.maximum(a, np.float32(0)).tobytes()
+            assert len(_SHAPED[np.dtype(np.float32)]) <= _SHAPES_KEPT
+    assert all(not z.any() for z in _SHAPED[np.dtype(np.float32)].values())

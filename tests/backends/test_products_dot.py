@@ -57,3 +57,47 @@ def test_half_products_on_strided_operands_agree_both_ways() -> None:
         for f, g in zip(fast, general, strict=True):
             assert f.dtype is g.dtype is dt
             assert f.numpy().tobytes() == g.numpy().tobytes()
+
+
+_LAYOUTS = st.sampled_from(["C", "F", "rows", "cols", "transposed-rows"])
+
+
+def _laid_out(a: np.ndarray, layout: str) -> np.ndarray:
+    """``a``'s values in a layout: C- or F-contiguous, or strided (every other row or
+    column of a larger array, or the transpose of such a view)."""
+    if layout == "C":
+        return np.ascontiguousarray(a)
+    if layout == "F":
+        return np.asfortranarray(a)
+    if layout == "rows":
+        return np.repeat(a, 2, axis=0)[::2]
+    if layout == "cols":
+        return np.repeat(a, 2, axis=1)[:, ::2]
+    return np.repeat(np.ascontiguousarray(a.T), 2, axis=0)[::2].T
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    dims=st.tuples(_DIMS, _DIMS, _DIMS),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    layouts=st.tuples(_LAYOUTS, _LAYOUTS),
+    seed=st.integers(0, 2**16),
+)
+def test_products_of_the_operands_themselves_agree_with_the_general_path(
+    dims: tuple[int, int, int], dtype: Any, layouts: tuple[str, str], seed: int
+) -> None:
+    """``tt.mm(a, b)`` and ``a @ b`` of two float32 or float64 matrices call ``dot`` when
+    both are C- or F-contiguous and ``matmul`` otherwise (``_dot_if_contiguous``): both
+    sides of that guard give the general path's bits, which are NumPy's ``matmul``'s."""
+    m, k, n = dims
+    rng = np.random.default_rng(seed)
+    a = _laid_out(rng.standard_normal((m, k)).astype(dtype), layouts[0])
+    b = _laid_out(rng.standard_normal((k, n)).astype(dtype), layouts[1])
+    x, w = tt.from_numpy(a), tt.from_numpy(b)
+    fast = (tt.mm(x, w), x @ w)
+    with fastpaths.disabled():
+        general = (tt.mm(x, w), x @ w)
+    expected = np.matmul(a, b).tobytes()
+    for f, g in zip(fast, general, strict=True):
+        assert f.numpy().tobytes() == g.numpy().tobytes() == expected
+        assert f.shape == g.shape == (m, n) and f.dtype is g.dtype

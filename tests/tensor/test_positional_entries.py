@@ -177,3 +177,18 @@ def test_node_classes_are_named_for_their_operator() -> None:
     assert e.out is not None and "out" in e.__dict__
     assert n.bound["self"] is a  # bound at first read, then kept
     assert "_bound" in n.__dict__ and n._args is None
+
+
+def test_an_entry_is_built_on_its_first_call() -> None:
+    """The table holds a stand-in until the entry's first call, which builds the entry
+    and puts it in the table and in the kernel's ``positional`` (for later rebuilds)."""
+    from tensor.autograd._layer import GENERATED
+
+    op = ops.core.atan2.default
+    a, b = tt.tensor([0.5], requires_grad=True), tt.tensor([2.0])
+    _, ks = _entry(op, (a, b))  # type: ignore[misc]
+    out = op.call2(a, b)
+    assert type(out.grad_fn).__name__ == "Atan2Backward0"
+    built = op._state.kernels2[ks.bit_length()]
+    assert built.__name__ == "autograd_atan2_2" and GENERATED[op].positional[1] is built
+    assert op.call2(a, b).grad_fn.next_functions == out.grad_fn.next_functions
