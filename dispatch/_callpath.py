@@ -85,7 +85,7 @@ def {name}(self, {params}):
 {validate}\
 {bits}\
     state = self._state
-    if bits > _RUNTIME_BITS and _tls_state.grad_enabled:  # Note [Grad-only kernels]
+    if bits > _RUNTIME_BITS and (not _GRAD_OFF[0] or _tls_state.grad_enabled):  # Note [Grad-only kernels]
         mask = state.grad_mask
     else:
         mask = state.mask
@@ -458,6 +458,7 @@ _GLOBALS: dict[str, Any] = {
     "_RUNTIME_BITS": REQUIRES_GRAD_BIT - 1,  # bits above it: a tensor requires grad
     "_tls_state": _tls.state,
     "_NONDEFAULT": _tls.NONDEFAULT,
+    "_GRAD_OFF": _tls.GRAD_OFF,  # Note [Grad mode off somewhere] in _tls.py
     "_DEFAULT_INCLUDED": _tls.DEFAULT_INCLUDED,
     "_DEFAULT_KEEP": _tls.DEFAULT_KEEP,
     "_from_bits": keyset_from_bits,

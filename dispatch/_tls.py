@@ -100,6 +100,35 @@ _STICKY = [0]  # autocast keys some thread has changed
 _LOCK = threading.Lock()
 
 
+# Note [Grad mode off somewhere]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A call whose tensors require grad reads its thread's grad mode to choose the grad mask
+# (Note [Grad-only kernels] in _operator.py), a thread-local lookup (~35 ns).  GRAD_OFF[0]
+# counts the threads whose grad mode is off, so while it is 0 (no ``no_grad`` open
+# anywhere: a training step's forward) the call knows grad mode is on without the
+# lookup.  Every write of ``state.grad_enabled`` goes through ``set_grad_mode``
+# (tests/dispatch/test_grad_mode_count.py reads the sources for other writes), which
+# counts a thread before its mode goes off and uncounts it after it comes back on, under
+# a lock: a thread whose mode is off is always counted, so its own calls read its mode.
+# A thread that exits with its mode off stays counted, which costs speed only.
+GRAD_OFF = [0]
+
+
+def set_grad_mode(enabled: bool) -> None:
+    """Set this thread's grad mode (Note [Grad mode off somewhere])."""
+    enabled = bool(enabled)
+    if enabled is state.grad_enabled:
+        return
+    if enabled:
+        state.grad_enabled = True
+        with _LOCK:
+            GRAD_OFF[0] -= 1
+    else:
+        with _LOCK:
+            GRAD_OFF[0] += 1
+        state.grad_enabled = False
+
+
 def _set(included: int, excluded: int) -> None:
     """Replace this thread's sets."""
     _set_sets((included, ~excluded))

@@ -112,6 +112,7 @@ class Tensor(TensorConversions):
     _version_counter: list[int] | None = None  # [count], shared with views; None until needed
     _output_nr = 0  # which output of its grad_fn this tensor is
     _grad_accumulator: Any = None  # a leaf's AccumulateGrad (Note [One accumulator a leaf])
+    _grad_edge: tuple[Any, int] | None = None  # (_grad_accumulator, 0), made with it
     _hooks: list[Any] | None = None  # gradient hooks of a leaf, set by register_hook
     _retains_grad = False  # set by retain_grad on a non-leaf
 

@@ -34,6 +34,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 # The flag is the dispatcher's (``state.grad_enabled``): its call path skips grad-only
 # kernels while grad mode is off (Note [Grad-only kernels] in dispatch/_operator.py).
 state = dispatch._tls.state
+set_grad_mode = dispatch._tls.set_grad_mode
 
 
 def is_grad_enabled() -> bool:
@@ -112,20 +113,20 @@ class set_grad_enabled(_Guard):  # noqa: N801 - PyTorch's spelling
     def __init__(self, mode: bool) -> None:
         self.prev = state.grad_enabled
         self.mode = bool(mode)
-        state.grad_enabled = self.mode
+        set_grad_mode(self.mode)
 
     def clone(self) -> set_grad_enabled:
         return set_grad_enabled(self.mode)
 
     def __call__(self, fn: F) -> F:
-        state.grad_enabled = self.prev  # decorating must not change the mode now
+        set_grad_mode(self.prev)  # decorating must not change the mode now
         return super().__call__(fn)
 
     def _enter(self) -> None:
-        state.grad_enabled = self.mode
+        set_grad_mode(self.mode)
 
     def _exit(self) -> None:
-        state.grad_enabled = self.prev
+        set_grad_mode(self.prev)
 
 
 class no_grad(_Guard):  # noqa: N801
@@ -140,10 +141,10 @@ class no_grad(_Guard):  # noqa: N801
 
     def _enter(self) -> None:
         self.prev = state.grad_enabled
-        state.grad_enabled = False
+        set_grad_mode(False)
 
     def _exit(self) -> None:
-        state.grad_enabled = self.prev
+        set_grad_mode(self.prev)
 
 
 class enable_grad(_Guard):  # noqa: N801
@@ -151,10 +152,10 @@ class enable_grad(_Guard):  # noqa: N801
 
     def _enter(self) -> None:
         self.prev = state.grad_enabled
-        state.grad_enabled = True
+        set_grad_mode(True)
 
     def _exit(self) -> None:
-        state.grad_enabled = self.prev
+        set_grad_mode(self.prev)
 
 
 _INFERENCE_EXCLUDED = (DispatchKey.Autograd, DispatchKey.ADInplaceOrView)
@@ -173,7 +174,7 @@ class inference_mode(_Guard):  # noqa: N801
         self.prev = (state.grad_enabled, state.inference)
         self._guard = None
         if self.mode:
-            state.grad_enabled = False
+            set_grad_mode(False)
             state.inference = True
             self._guard = dispatch.exclude_keys(*_INFERENCE_EXCLUDED)
             self._guard.__enter__()
@@ -181,4 +182,5 @@ class inference_mode(_Guard):  # noqa: N801
     def _exit(self) -> None:
         if self._guard is not None:
             self._guard.__exit__(None, None, None)
-        state.grad_enabled, state.inference = self.prev
+        set_grad_mode(self.prev[0])
+        state.inference = self.prev[1]

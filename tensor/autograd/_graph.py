@@ -388,11 +388,11 @@ def run_backward(
     del root_edges, start
     state = _grad_mode.state  # grad mode is create_graph while formulas run
     previous = state.grad_enabled
-    state.grad_enabled = create_graph
+    _grad_mode.set_grad_mode(create_graph)
     try:
         _run(ready, deps, buffers, captures, captured, needed, accumulate, retain_graph)
     finally:
-        state.grad_enabled = previous
+        _grad_mode.set_grad_mode(previous)
     return captured
 
 
@@ -576,5 +576,6 @@ def grad_accumulator(t: Any) -> AccumulateGrad:
                 acc.next_functions = ()
                 acc.seq = _ACCUMULATOR_SEQ + new_seq()
                 acc._variable = weakref.ref(t)
+                t._grad_edge = (acc, 0)  # the edge to it, made once (Note [Generated recording])
                 t._grad_accumulator = acc
     return acc  # type: ignore[no-any-return]

@@ -574,8 +574,9 @@ def {name}(ks, {params}, /):
 _RECORD_TAIL = """\
     if not ({any_grad}):
         return out
-    dt = getattr(out, "_dtype", None)
-    if dt is None:  # a tuple or list of outputs
+    try:
+        dt = out._dtype
+    except AttributeError:  # a tuple or list of outputs
         return _record(out, {args}, {{}})
 {edge_lines}\
     node = _new(_Node)
@@ -656,9 +657,10 @@ def _generated_kernel(
         edge_lines.append(
             f"    if r{k}:\n"
             f"        fn = a{k}.grad_fn\n"
-            f"        if fn is None:\n"
-            f"            acc = a{k}._grad_accumulator\n"
-            f"            e{k} = (acc, 0) if acc is not None else _edge(a{k})\n"
+            f"        if fn is None:  # a leaf: its edge kept with its accumulator\n"
+            f"            e{k} = a{k}._grad_edge\n"
+            f"            if e{k} is None:\n"
+            f"                e{k} = _edge(a{k})\n"
             f"        elif fn._view_version is None:\n"
             f"            e{k} = (fn, a{k}._output_nr)\n"
             f"        else:  # a view: its grad_fn stands unless its data changed since\n"
@@ -673,18 +675,25 @@ def _generated_kernel(
     save = []
     if keep_out:
         save.append("    node.out = saved = out.detach()\n")
-    if plan or keep_out:
-        save.append("    versions = node.versions = []\n")
-    else:
-        save.append("    node.versions = ()\n")  # nothing saved: no list to make
-    for i, c in plan:
-        value = f"(saved if a{i} is out else a{i})" if keep_out else f"a{i}"
-        cond = f"r{c}" if c >= 0 else ""
-        if optional[i]:
-            cond = f"a{i} is not None" + (f" and {cond}" if cond else "")
-        save.extend(_append_version(value, cond))
+    values = [f"(saved if a{i} is out else a{i})" if keep_out else f"a{i}" for i, _ in plan]
     if keep_out:
-        save.extend(_append_version("saved", ""))
+        values.append("saved")
+    if all(c < 0 and not optional[i] for i, c in plan):
+        # Every save unconditional (``sin``: self; ``add``: none): the pairs as one tuple.
+        pairs = []
+        for k, value in enumerate(values):
+            save.append(f"    c{k} = {value}._version_counter\n")
+            pairs.append(f"({value}, 0 if c{k} is None else c{k}[0]), ")
+        save.append(f"    node.versions = ({''.join(pairs)})\n")
+    else:
+        save.append("    versions = node.versions = []\n")
+        for (i, c), value in zip(plan, values, strict=False):
+            cond = f"r{c}" if c >= 0 else ""
+            if optional[i]:
+                cond = f"a{i} is not None" + (f" and {cond}" if cond else "")
+            save.extend(_append_version(value, cond))
+        if keep_out:
+            save.extend(_append_version("saved", ""))
 
     def tail(args: str) -> str:
         return _RECORD_TAIL.format(

@@ -87,7 +87,7 @@ def test_products_of_the_operands_themselves_agree_with_the_general_path(
     dims: tuple[int, int, int], dtype: Any, layouts: tuple[str, str], seed: int
 ) -> None:
     """``tt.mm(a, b)`` and ``a @ b`` of two float32 or float64 matrices call ``dot`` when
-    both are C- or F-contiguous and ``matmul`` otherwise (``_dot_if_contiguous``): both
+    both are C- or F-contiguous and ``matmul`` otherwise (the product kernel's guard): both
     sides of that guard give the general path's bits, which are NumPy's ``matmul``'s."""
     m, k, n = dims
     rng = np.random.default_rng(seed)

@@ -613,7 +613,7 @@ def test_grad_only_kernel_runs_only_when_an_argument_requires_grad(lib: Any) -> 
     # Grad mode off (the dispatcher's thread-local flag): skipped again, but still run
     # on an explicit redispatch; another thread keeps its own mode.
     ran.clear()
-    _tls.state.grad_enabled = False
+    _tls.set_grad_mode(False)
     try:
         assert op(needs_grad) == "cpu"
         assert ran == [DispatchKeySet("CPU")]
@@ -628,7 +628,7 @@ def test_grad_only_kernel_runs_only_when_an_argument_requires_grad(lib: Any) -> 
         worker.join()
         assert ran == ["autograd", DispatchKeySet("CPU")]
     finally:
-        _tls.state.grad_enabled = True
+        _tls.set_grad_mode(True)
 
 
 def dump_table_row(op: Any, key: str) -> str:

@@ -504,9 +504,9 @@ class _NoGrad:
         from dispatch import _tls
 
         self._prev = _tls.state.grad_enabled
-        _tls.state.grad_enabled = False
+        _tls.set_grad_mode(False)
 
     def __exit__(self, *exc: object) -> None:
         from dispatch import _tls
 
-        _tls.state.grad_enabled = self._prev
+        _tls.set_grad_mode(self._prev)
