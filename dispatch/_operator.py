@@ -149,6 +149,7 @@ class _CallState:
         "kernels1",
         "kernels2",
         "kernels3",
+        "below",
     )
 
     def __init__(
@@ -168,6 +169,10 @@ class _CallState:
         # entries for exactly 1, 2 and 3 positional arguments, taking the key bits.
         self.positional = positional
         self.kernels1, self.kernels2, self.kernels3 = by_arity
+        # The autograd layer's memo (Note [The kernel below, kept] in
+        # tensor/autograd/_layer.py): a key set's bits -> the kernel below autograd for
+        # it, filled by calls; a rebuild makes a new state, and so an empty memo.
+        self.below: dict[int, Callable[..., Any]] = {}
 
 
 # An operator's state until its first _rebuild: no kernels, so a call fails.

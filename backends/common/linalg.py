@@ -322,6 +322,25 @@ def kernels(
 
         def kernel(self: Any, other: Any) -> Any:
             dt = self._dtype
+            if (  # Note [Products of widened copies]: two float matrices, contiguous
+                dt in dot_dtypes
+                and type(other) is tensor_type
+                and other._dtype is dt
+                and self._device is other._device
+                and fastpaths.ENABLED
+            ):
+                a, b = self._array, other._array
+                if (
+                    type(a) is _np_ndarray is type(b)
+                    and a.ndim == 2
+                    and b.ndim == 2
+                    and a.flags.forc
+                    and b.flags.forc
+                ):
+                    try:
+                        return make(_np_dot(a, b), dt, self._device)
+                    except ValueError:  # shapes: the general path says why
+                        pass
             is_direct = dt in direct
             if (
                 (is_direct or dt in widened)
@@ -333,17 +352,7 @@ def kernels(
                 a, b = self._array, other._array
                 if (a.ndim and b.ndim) if any_rank else (a.ndim == rank_a and b.ndim == rank_b):
                     try:
-                        if (  # Note [Products of widened copies]: the operands themselves
-                            is_direct
-                            and dt in dot_dtypes
-                            and a.ndim == 2
-                            and b.ndim == 2
-                            and type(a) is _np_ndarray is type(b)
-                            and a.flags.forc
-                            and b.flags.forc
-                        ):
-                            result = _np_dot(a, b)
-                        elif is_direct:
+                        if is_direct:
                             result = fn(a, b)
                         else:  # copies: Note [Products of widened copies]
                             result = fn_copies(_cast(self, dt), _cast(other, dt))

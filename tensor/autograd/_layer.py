@@ -39,6 +39,7 @@ PyTorch does.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from types import CodeType
 from typing import Any
 
@@ -557,13 +558,11 @@ def {name}(keyset, /, *args, **kwargs):
 # dispatch/_operator.py): the key set as its bits, reached only in grad mode.
 _RECORD_POSITIONAL = """\
 def {name}(ks, {params}, /):
-    ks &= _AFTER_BITS
     state = _op._state
-    slot = ks.bit_length()
-    if state.with_keyset >> slot & 1:
-        out = state.kernels[slot](_from_bits(ks), {params})
-    else:
-        out = state.kernels[slot]({params})
+    below = state.below.get(ks)
+    if below is None:
+        below = _below_of(state, ks)
+    out = below({params})
     if not _fastpaths.ENABLED:
         return _record(out, ({params},), {{}})
 {unpack}\
@@ -678,22 +677,43 @@ def _generated_kernel(
     values = [f"(saved if a{i} is out else a{i})" if keep_out else f"a{i}" for i, _ in plan]
     if keep_out:
         values.append("saved")
-    if all(c < 0 and not optional[i] for i, c in plan):
-        # Every save unconditional (``sin``: self; ``add``: none): the pairs as one tuple.
-        pairs = []
-        for k, value in enumerate(values):
-            save.append(f"    c{k} = {value}._version_counter\n")
-            pairs.append(f"({value}, 0 if c{k} is None else c{k}[0]), ")
-        save.append(f"    node.versions = ({''.join(pairs)})\n")
+    conds = []
+    for i, c in plan:
+        cond = f"r{c}" if c >= 0 else ""
+        if optional[i]:
+            cond = f"a{i} is not None" + (f" and {cond}" if cond else "")
+        conds.append(cond)
+    if keep_out:
+        conds.append("")
+    distinct = list(dict.fromkeys(c for c in conds if c))
+    if len(distinct) <= 2:
+        # The saves as one tuple, a branch for each combination of their conditions
+        # (``mm``: self when other requires grad, other when self does): no list to grow.
+        combos = [
+            [d for j, d in enumerate(distinct) if mask >> j & 1]
+            for mask in range((1 << len(distinct)) - 1, -1, -1)
+        ]
+        for n_combo, held in enumerate(combos):
+            indent = "    "
+            if distinct:
+                test = " and ".join(f"({d})" for d in held) or "True"
+                keyword = "if" if n_combo == 0 else "elif"
+                if not held:
+                    save.append("    else:\n")
+                else:
+                    save.append(f"    {keyword} {test}:\n")
+                indent = "        "
+            pairs = []
+            for k, (value, cond) in enumerate(zip(values, conds, strict=True)):
+                if cond and cond not in held:
+                    continue
+                save.append(f"{indent}c{k} = {value}._version_counter\n")
+                pairs.append(f"({value}, 0 if c{k} is None else c{k}[0]), ")
+            save.append(f"{indent}node.versions = ({''.join(pairs)})\n")
     else:
         save.append("    versions = node.versions = []\n")
-        for (i, c), value in zip(plan, values, strict=False):
-            cond = f"r{c}" if c >= 0 else ""
-            if optional[i]:
-                cond = f"a{i} is not None" + (f" and {cond}" if cond else "")
+        for value, cond in zip(values, conds, strict=True):
             save.extend(_append_version(value, cond))
-        if keep_out:
-            save.extend(_append_version("saved", ""))
 
     def tail(args: str) -> str:
         return _RECORD_TAIL.format(
@@ -714,6 +734,7 @@ def _generated_kernel(
     env = {
         "_below": below,
         "_from_bits": keyset_from_bits,
+        "_below_of": _below_of,
         "_AFTER_BITS": _AFTER_BITS,
         "_grad_state": _grad_mode.state,
         "_record": record,
@@ -798,14 +819,34 @@ _RECORD_CODE: dict[str, CodeType] = {}
 # The kernel below autograd: ``op.below(bits)(*args, **kwargs)`` without its frame; under
 # DISPATCH_TRACE through ``below`` itself, which logs the hop.
 _BELOW_INLINE = """\
-    ks = keyset._bits & _AFTER_BITS
     state = _op._state
-    slot = ks.bit_length()
-    if state.with_keyset >> slot & 1:
-        out = state.kernels[slot](_from_bits(ks), *args, **kwargs)
-    else:
-        out = state.kernels[slot](*args, **kwargs)
+    below = state.below.get(keyset._bits)
+    if below is None:
+        below = _below_of(state, keyset._bits)
+    out = below(*args, **kwargs)
 """
+
+
+# Note [The kernel below, kept]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A generated recording kernel calls the kernel below autograd for its key set: the
+# highest key of ``ks & AFTER_AUTOGRAD``, with the key set when it takes one.  That is a
+# function of the key bits and the operator's table alone, so the table's state keeps
+# it per key bits (``_CallState.below``; a partial that holds the key set for a
+# with_keyset kernel): one dict lookup instead of the mask, the highest bit, the
+# with_keyset test and the ``KeySet`` object (~45 ns a recorded call).  A rebuilt table
+# is a new state with an empty memo.
+def _below_of(state: Any, bits: int) -> Callable[..., Any]:
+    """The kernel below autograd for key bits ``bits`` in ``state``'s table, kept."""
+    ks = bits & _AFTER_BITS
+    slot = ks.bit_length()
+    fn = state.kernels[slot]
+    if state.with_keyset >> slot & 1:
+        fn = partial(fn, keyset_from_bits(ks))
+    state.below[bits] = fn
+    return fn
+
+
 _BELOW_TRACED = "    out = _below(keyset._bits & _AFTER_BITS)(*args, **kwargs)\n"
 
 

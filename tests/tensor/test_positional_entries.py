@@ -192,3 +192,35 @@ def test_an_entry_is_built_on_its_first_call() -> None:
     built = op._state.kernels2[ks.bit_length()]
     assert built.__name__ == "autograd_atan2_2" and GENERATED[op].positional[1] is built
     assert op.call2(a, b).grad_fn.next_functions == out.grad_fn.next_functions
+
+
+def test_the_kernel_below_follows_the_table() -> None:
+    """Note [The kernel below, kept]: a recorded call runs the kernel below autograd that
+    the table has now (a kernel registered at CPU after calls were recorded, then gone
+    again), and a with_keyset kernel below (``t``'s ADInplaceOrView) gets its key set."""
+    import dispatch
+
+    a = tt.tensor([0.25, 0.5], requires_grad=True)
+    before = tt.sin(a)
+    calls: list[Any] = []
+    lib = dispatch.Library("core", "IMPL")
+
+    def spy(self: Any) -> Any:
+        calls.append(self)
+        return tt.from_numpy(np.sin(self.numpy()) + 1.0)
+
+    try:
+        lib.impl("sin", spy, "CPU", allow_override=True)
+        out = tt.sin(a)
+        assert calls == [a] and out.grad_fn is not None
+        np.testing.assert_allclose(out.detach().numpy(), before.detach().numpy() + 1.0)
+    finally:
+        lib.destroy()
+    calls.clear()
+    again = tt.sin(a)
+    assert calls == []
+    np.testing.assert_array_equal(again.detach().numpy(), before.detach().numpy())
+    m = tt.ones(2, 3, requires_grad=True)
+    tm = m.t()
+    assert tm.shape == (3, 2) and tm._base is m and tm.grad_fn is not None
+    assert m.t()._base is m  # the kept partial, called again
