@@ -646,9 +646,9 @@ def _generated_kernel(
             else:
                 lines.append(f"    a{k} = args[{k}] if len(args) > {k} else None\n")
             if optional[k]:
-                lines.append(f"    r{k} = a{k} is not None and a{k}._dispatch_bits & _RG\n")
+                lines.append(f"    r{k} = a{k} is not None and a{k}._dispatch_bits > _RUNTIME\n")
             else:
-                lines.append(f"    r{k} = a{k}._dispatch_bits & _RG\n")
+                lines.append(f"    r{k} = a{k}._dispatch_bits > _RUNTIME\n")
         return "".join(lines)
 
     edge_lines = []
@@ -746,6 +746,8 @@ def _generated_kernel(
         "_formula": formula,
         "_FLOAT": _FLOAT_KIND,
         "_RG": REQUIRES_GRAD_BIT,
+        # The highest bit: ``bits > _RUNTIME`` is ``bits & _RG`` without a new int.
+        "_RUNTIME": REQUIRES_GRAD_BIT - 1,
         "_edge": _edge,
         "_NO_EDGE": _NO_EDGE,
     }
