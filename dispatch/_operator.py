@@ -187,10 +187,11 @@ _NO_STATE = _CallState(0, (), 0, 0)
 # sequence of three functions, the one for ``n`` arguments called ``entry(bits, a1, ...,
 # an)`` with the key set as its int bits.
 # Such a call skips what the general with_keyset call pays: the ``KeySet`` object, the
-# ``*args`` tuple and ``**kwargs`` dict, and the kernel's checks for keywords and grad
-# mode (a call path reaches a grad-only kernel only in grad mode: Note [Grad-only
-# kernels]).  The autograd layer's generated kernels have them (Note [Generated
-# recording] in tensor/autograd/_layer.py): ~0.3 us less a recorded ``a + b``.  Every
+# ``*args`` tuple and ``**kwargs`` dict, and the kernel's checks for keywords (and, for a
+# grad-only kernel, grad mode: a call path reaches one only in grad mode, Note
+# [Grad-only kernels]).  The autograd layer's generated kernels have them (Note
+# [Generated recording] in tensor/autograd/_layer.py): ~0.3 us less a recorded
+# ``a + b``; so do autocast's fused products (Note [Autocast product fast path]).  Every
 # other entry (``__call__``, ``redispatch``, the keyword paths) calls ``kernels``.
 
 
@@ -552,7 +553,7 @@ class OpOverload:
                 grad_mask |= bit
                 if not kernel.grad_only:
                     mask |= bit
-                elif with_keyset and not _callpath.TRACE:  # Note [Positional entries]
+                if with_keyset and not _callpath.TRACE:  # Note [Positional entries]
                     entries_n = getattr(fn, "positional", None)
                     if entries_n is not None:
                         positional_slots |= 1 << slot

@@ -28,6 +28,7 @@ import dispatch
 from backends.common import fastpaths
 from backends.composite import linalg as _composite_linalg
 from dispatch import REQUIRES_GRAD_BIT, DispatchKey, DispatchKeySet, Library, ops
+from dispatch._keys import keyset_from_bits
 from dispatch._tls import state as _tls_state
 
 from . import _dtype, cuda, optable
@@ -461,21 +462,16 @@ def _fused_product_kernel(op: Any, general: Any, below: int, device_type: str) -
     depends on (the key set, the first tensor's key bits and device, this thread's sets
     object, the operator's and _to_copy's tables): one tuple replaced whole, so threads
     race on it harmlessly (a thread with another sets object misses; one sharing the
-    object has the same sets, and the answer depends on their values only).  The
-    tensors are positional parameters, not ``*args`` (~0.3 us a call less)."""
+    object has the same sets, and the answer depends on their values only).  The calls
+    come from the two- and three-argument call paths as positional entries (Note
+    [Positional entries]: the key bits and the tensors, no KeySet, ``*args`` or
+    ``**kwargs``)."""
     memo: list[Any] = [(None, None, None, None, None, None, None)]
 
-    def kernel(
-        keyset: DispatchKeySet,
-        first: Any = _MISSING,
-        second: Any = _MISSING,
-        third: Any = _MISSING,
-        /,
-        *rest: Any,
-        **kwargs: Any,
-    ) -> Any:
-        if not kwargs and not rest and fastpaths.ENABLED:
-            bits = keyset._bits
+    def entry(bits: int, first: Any, second: Any, third: Any = _MISSING, /) -> Any:
+        """The call with two or three positional arguments (``a @ b``, ``F.linear(x, w,
+        b)``), as the two- and three-argument call paths make it."""
+        if fastpaths.ENABLED:
             fbits = getattr(first, "_dispatch_bits", None)
             m_bits, m_fbits, m_sets, m_device, m_op, m_copy, fused = memo[0]
             if not (
@@ -500,6 +496,21 @@ def _fused_product_kernel(op: Any, general: Any, below: int, device_type: str) -
                     out = fused(bits & below, state.dtypes[device_type], first, second, third)
                     if out is not None:
                         return out
+        if third is _MISSING:
+            return general(keyset_from_bits(bits), first, second)
+        return general(keyset_from_bits(bits), first, second, third)
+
+    def kernel(
+        keyset: DispatchKeySet,
+        first: Any = _MISSING,
+        second: Any = _MISSING,
+        third: Any = _MISSING,
+        /,
+        *rest: Any,
+        **kwargs: Any,
+    ) -> Any:
+        if not kwargs and not rest and second is not _MISSING:
+            return entry(keyset._bits, first, second, third)
         if third is not _MISSING:
             return general(keyset, first, second, third, *rest, **kwargs)
         if second is not _MISSING:
@@ -508,6 +519,10 @@ def _fused_product_kernel(op: Any, general: Any, below: int, device_type: str) -
             return general(keyset, first, **kwargs)
         return general(keyset, **kwargs)
 
+    def one(bits: int, first: Any, /) -> Any:
+        return general(keyset_from_bits(bits), first)
+
+    kernel.positional = (one, entry, entry)  # type: ignore[attr-defined]
     return kernel
 
 

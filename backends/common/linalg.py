@@ -390,9 +390,15 @@ def kernels(
             a, b = self._array, other._array
             if type(a) is not ndarray or type(b) is not ndarray:
                 return None
+            half, wide_np = pair
+            if numpy_gemm and a.ndim == 2 and b.ndim == 2:  # _dot_2d's case, without its frame
+                try:
+                    result = _np_dot(a.astype(half).astype(wide_np), b.astype(half).astype(wide_np))
+                except ValueError:  # shapes: the general path says why
+                    return None
+                return make(result.astype(half), to, self._device)
             if not ((a.ndim and b.ndim) if any_rank else (a.ndim == rank_a and b.ndim == rank_b)):
                 return None
-            half, wide_np = pair
             try:
                 result = fn_copies(a.astype(half).astype(wide_np), b.astype(half).astype(wide_np))
             except (ValueError, TypeError):
