@@ -36,6 +36,11 @@ are called and how they find the tensors' bits: one row of ``ENTRIES`` each.
   [10], with the ternary in-place kernels one frame shorter).  A name the schema does
   not have, a value that needs the full check, a tensor by keyword: the general entry.
 
+The fixed-arity entries (``call1``, ``call2``, ``call3``) call a with_keyset kernel that
+offers an entry for their argument count through that entry instead, with the key bits
+(``POSITIONAL``; Note [Positional entries] in ``_operator.py``): the autograd layer's
+recording kernels and autocast's fused products.
+
 ``OpOverload.redispatch`` is generated too, from ``REDISPATCH``: the same validation and
 kernel call, with the key set given instead of computed.
 
