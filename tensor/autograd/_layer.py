@@ -559,8 +559,9 @@ def {name}(keyset, /, *args, **kwargs):
 _RECORD_POSITIONAL = """\
 def {name}(ks, {params}, /):
     state = _op._state
-    below = state.below.get(ks)
-    if below is None:
+    try:
+        below = state.below[ks]
+    except KeyError:
         below = _below_of(state, ks)
     out = below({params})
     if not _fastpaths.ENABLED:
@@ -822,8 +823,9 @@ _RECORD_CODE: dict[str, CodeType] = {}
 # DISPATCH_TRACE through ``below`` itself, which logs the hop.
 _BELOW_INLINE = """\
     state = _op._state
-    below = state.below.get(keyset._bits)
-    if below is None:
+    try:
+        below = state.below[keyset._bits]
+    except KeyError:
         below = _below_of(state, keyset._bits)
     out = below(*args, **kwargs)
 """
