@@ -101,3 +101,28 @@ def test_products_of_the_operands_themselves_agree_with_the_general_path(
     for f, g in zip(fast, general, strict=True):
         assert f.numpy().tobytes() == g.numpy().tobytes() == expected
         assert f.shape == g.shape == (m, n) and f.dtype is g.dtype
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.integers(1, 70),
+    cols=st.integers(1, 256),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    layout=_LAYOUTS,
+    scale=st.sampled_from([1e-3, 1.0, 1e3]),
+    seed=st.integers(0, 2**16),
+)
+def test_row_and_whole_sums_by_dot_are_the_products_sums(
+    rows: int, cols: int, dtype: Any, layout: str, scale: float, seed: int
+) -> None:
+    """``backends.cpu.nn``'s row and whole sums of small float arrays (cross_entropy's):
+    NumPy's ``dot`` with a ones vector on C-contiguous arrays, ``@`` otherwise; both give
+    ``@``'s bits."""
+    from backends.cpu.nn import _row_sum, _total
+
+    rng = np.random.default_rng(seed)
+    a = _laid_out((rng.standard_normal((rows, cols)) * scale).astype(dtype), layout)
+    ones = np.ones(cols, dtype)
+    assert _row_sum(a).tobytes() == (a @ ones).tobytes()
+    v = a[0]
+    assert np.asarray(_total(v)).tobytes() == np.asarray(v @ ones).tobytes()
