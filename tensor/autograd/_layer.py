@@ -412,9 +412,12 @@ def _reads_self(spec: Spec | None, bound: dict[str, Any]) -> bool:
 # hundred ns, so the kernel keeps to one pass over each: tensor arguments that lead the
 # schema (``self``, ``other``: most operators) are a slice of ``args``; binding skips
 # the type checks (the operator already ran: ``bind_trusted``); a single tensor output
-# is marked inline; the kernel below autograd is looked up with ``op.below`` and called
-# here, without ``op.redispatch``'s frame.  Two things are not done at all when the
-# formula does not need them:
+# is marked inline; the kernel below autograd is called here, without
+# ``op.redispatch``'s frame (the generated kernels find it in a memo kept with the
+# table: Note [The kernel below, kept]); the node is of the operator's own class, which
+# holds what every call of it shares (Note [Node fields]); the call paths enter the
+# generated kernels at an entry for their argument count (Note [Positional entries]).
+# Two things are not done at all when the formula does not need them:
 # - binding: a call with positional arguments only is kept as its ``args`` and bound
 #   when the formula first reads ``node.bound`` (at backward; never, for a graph that is
 #   dropped); the tensors whose versions it checks are read from ``args`` by position
