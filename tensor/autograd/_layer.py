@@ -39,7 +39,6 @@ PyTorch does.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import partial
 from types import CodeType
 from typing import Any
 
@@ -414,7 +413,7 @@ def _reads_self(spec: Spec | None, bound: dict[str, Any]) -> bool:
 # the type checks (the operator already ran: ``bind_trusted``); a single tensor output
 # is marked inline; the kernel below autograd is called here, without
 # ``op.redispatch``'s frame (the generated kernels find it in a memo kept with the
-# table: Note [The kernel below, kept]); the node is of the operator's own class, which
+# table: ``OpOverload.below``'s memo); the node is of the operator's own class, which
 # holds what every call of it shares (Note [Node fields]); the call paths enter the
 # generated kernels at an entry for their argument count (Note [Positional entries]).
 # Two things are not done at all when the formula does not need them:
@@ -561,11 +560,11 @@ def {name}(keyset, /, *args, **kwargs):
 # dispatch/_operator.py): the key set as its bits, reached only in grad mode.
 _RECORD_POSITIONAL = """\
 def {name}(ks, {params}, /):
-    state = _op._state
-    try:
-        below = state.below[ks]
+    ks &= _AFTER_BITS
+    try:  # ``_op.below(ks)``, its memo read without its frame
+        below = _op._state.below[ks]
     except KeyError:
-        below = _below_of(state, ks)
+        below = _op.below(ks)
     out = below({params})
     if not _fastpaths.ENABLED:
         return _record(out, ({params},), {{}})
@@ -737,8 +736,6 @@ def _generated_kernel(
     )
     env = {
         "_below": below,
-        "_from_bits": keyset_from_bits,
-        "_below_of": _below_of,
         "_AFTER_BITS": _AFTER_BITS,
         "_grad_state": _grad_mode.state,
         "_record": record,
@@ -747,7 +744,6 @@ def _generated_kernel(
         "_Node": node_class(op, formula),
         "_new_seq": new_seq,
         "_op": op,
-        "_formula": formula,
         "_FLOAT": _FLOAT_KIND,
         "_RG": REQUIRES_GRAD_BIT,
         # The highest bit: ``bits > _RUNTIME`` is ``bits & _RG`` without a new int.
@@ -825,35 +821,13 @@ _RECORD_CODE: dict[str, CodeType] = {}
 # The kernel below autograd: ``op.below(bits)(*args, **kwargs)`` without its frame; under
 # DISPATCH_TRACE through ``below`` itself, which logs the hop.
 _BELOW_INLINE = """\
-    state = _op._state
-    try:
-        below = state.below[keyset._bits]
+    ks = keyset._bits & _AFTER_BITS
+    try:  # ``_op.below(ks)``, its memo read without its frame
+        below = _op._state.below[ks]
     except KeyError:
-        below = _below_of(state, keyset._bits)
+        below = _op.below(ks)
     out = below(*args, **kwargs)
 """
-
-
-# Note [The kernel below, kept]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# A generated recording kernel calls the kernel below autograd for its key set: the
-# highest key of ``ks & AFTER_AUTOGRAD``, with the key set when it takes one.  That is a
-# function of the key bits and the operator's table alone, so the table's state keeps
-# it per key bits (``_CallState.below``; a partial that holds the key set for a
-# with_keyset kernel): one dict lookup instead of the mask, the highest bit, the
-# with_keyset test and the ``KeySet`` object (~45 ns a recorded call).  A rebuilt table
-# is a new state with an empty memo.
-def _below_of(state: Any, bits: int) -> Callable[..., Any]:
-    """The kernel below autograd for key bits ``bits`` in ``state``'s table, kept."""
-    ks = bits & _AFTER_BITS
-    slot = ks.bit_length()
-    fn = state.kernels[slot]
-    if state.with_keyset >> slot & 1:
-        fn = partial(fn, keyset_from_bits(ks))
-    state.below[bits] = fn
-    return fn
-
-
 _BELOW_TRACED = "    out = _below(keyset._bits & _AFTER_BITS)(*args, **kwargs)\n"
 
 
