@@ -73,6 +73,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ENTRIES",
     "POSITIONAL",
+    "KEYWORDS",
     "REDISPATCH",
     "STEPS",
     "TRACE",
@@ -114,6 +115,12 @@ def {name}(self, {params}):
 # _operator.py): {n} is how many arguments the entry passes.
 POSITIONAL = """            if state.positional >> slot & 1:
                 return state.kernels{n}[slot](ks, {forward})
+"""
+
+# The keyword entries' call of a keyword entry (Note [Positional entries] in
+# _operator.py): {n} positional tensors ({tensors}) and the caller's dict of keywords.
+KEYWORDS = """            if state.keywords >> slot & 1:
+                return state.kernels{n}k[slot](ks, {tensors}, kwargs)
 """
 
 # The steps of a redispatch: the key set is the caller's, used exactly (SEMANTICS.md §6).
@@ -485,6 +492,9 @@ def generate(entry: Entry, module: str) -> Callable[..., Any]:
     kind = "redispatch" if entry.template is REDISPATCH else "call"
     arity = 0 if "*" in forward else len(forward.split(", "))
     positional = POSITIONAL.format(n=arity, forward=forward) if 1 <= arity <= 3 else ""
+    if entry.params.endswith(", kwargs, /"):  # call2k, call3k: the keyword entries
+        tensors = entry.params.removesuffix(", kwargs, /")
+        positional = KEYWORDS.format(n=len(tensors.split(", ")), tensors=tensors)
     end = "\n" if "\n" in entry.doc else ""  # a long docstring closes on its own line
     doc = textwrap.indent(f'"""{entry.doc}{end}"""\n', "    ") if entry.doc else ""
     source = entry.template.format(

@@ -149,6 +149,9 @@ class _CallState:
         "kernels1",
         "kernels2",
         "kernels3",
+        "keywords",
+        "kernels2k",
+        "kernels3k",
         "below",
     )
 
@@ -160,6 +163,8 @@ class _CallState:
         grad_mask: int,
         positional: int = 0,
         by_arity: tuple[tuple[Any, ...], ...] = ((), (), ()),
+        keywords: int = 0,
+        by_arity_k: tuple[tuple[Any, ...], ...] = ((), ()),
     ) -> None:
         self.mask = mask  # keys whose kernel runs: no fallthrough, no grad-only kernel
         self.kernels = kernels  # the kernel of each table slot
@@ -169,6 +174,10 @@ class _CallState:
         # entries for exactly 1, 2 and 3 positional arguments, taking the key bits.
         self.positional = positional
         self.kernels1, self.kernels2, self.kernels3 = by_arity
+        # The same for two and three positional tensors and a dict of keyword-only values
+        # (``fn.keywords``: ``entry(bits, a, b, kwargs)``, ``entry(bits, a, b, c, kwargs)``).
+        self.keywords = keywords
+        self.kernels2k, self.kernels3k = by_arity_k
         # ``OpOverload.below``'s answers: key bits -> the kernel to call for them, filled
         # by calls (the layers that redispatch on every call read it first); a rebuild
         # makes a new state, and so an empty memo.
@@ -191,8 +200,25 @@ _NO_STATE = _CallState(0, (), 0, 0)
 # grad-only kernel, grad mode: a call path reaches one only in grad mode, Note
 # [Grad-only kernels]).  The autograd layer's generated kernels have them (Note
 # [Generated recording] in tensor/autograd/_layer.py): ~0.3 us less a recorded
-# ``a + b``; so do autocast's fused products (Note [Autocast product fast path]).  Every
-# other entry (``__call__``, ``redispatch``, the keyword paths) calls ``kernels``.
+# ``a + b``; so do autocast's fused products (Note [Autocast product fast path]).
+# The keyword paths (``call2k(a, b, kwargs)``, ``call3k``) likewise call ``fn.keywords``,
+# a pair of entries ``entry(bits, a, b, kwargs)`` and ``entry(bits, a, b, c, kwargs)``
+# that take the caller's dict as it is.  The ADInplaceOrView kernels have both kinds
+# (``_entries`` in tensor/_inplace_or_view.py): ~0.15-0.25 us less each in-place update
+# outside grad mode (``p.add_(g, alpha=-lr)``, Adam's ``v.addcmul_(g, g, value=...)``)
+# and each view (``w.t()``).  Every other entry (``__call__``, ``redispatch``) calls
+# ``kernels``.
+
+
+def _place_entries(by_arity: list[list[Any]], slot: int, entries: Any) -> bool:
+    """Put a kernel's entries (Note [Positional entries]; None: it has none) at ``slot``
+    of the tables for their argument counts; whether it had them."""
+    if entries is None:
+        return False
+    for table, entry in zip(by_arity, entries, strict=True):
+        table.extend([None] * (slot - len(table)))
+        table.append(entry)
+    return True
 
 
 class TableEntry:
@@ -539,8 +565,9 @@ class OpOverload:
         mask = 0
         grad_mask = 0
         with_keyset_slots = 0
-        positional_slots = 0
+        positional_slots = keyword_slots = 0
         by_arity: list[list[Any]] = [[], [], []]
+        by_arity_k: list[list[Any]] = [[], []]
         defined = self._schema is not None
         tops = {key: stack[-1] for key, stack in self._kernels.items() if stack}
         for slot, key, bit in _SLOTS:
@@ -564,12 +591,10 @@ class OpOverload:
                 if not kernel.grad_only:
                     mask |= bit
                 if with_keyset and not _callpath.TRACE:  # Note [Positional entries]
-                    entries_n = getattr(fn, "positional", None)
-                    if entries_n is not None:
+                    if _place_entries(by_arity, slot, getattr(fn, "positional", None)):
                         positional_slots |= 1 << slot
-                        for arity, entry_n in zip(by_arity, entries_n, strict=True):
-                            arity.extend([None] * (slot - len(arity)))
-                            arity.append(entry_n)
+                    if _place_entries(by_arity_k, slot, getattr(fn, "keywords", None)):
+                        keyword_slots |= 1 << slot
             kernels.append(fn)
             if with_keyset:
                 with_keyset_slots |= 1 << slot
@@ -581,6 +606,8 @@ class OpOverload:
             grad_mask,
             positional_slots,
             tuple(tuple(k) for k in by_arity),  # type: ignore[arg-type]
+            keyword_slots,
+            tuple(tuple(k) for k in by_arity_k),  # type: ignore[arg-type]
         )
 
     def _dump(self) -> str:

@@ -99,7 +99,83 @@ def _kernel(op: Any, kind: str, position: int = 0, name: str = "") -> Any:
 
     prefix = "inplace" if bump else "view"
     kernel.__name__ = kernel.__qualname__ = f"{prefix}_{op.name.split('::')[1].replace('.', '_')}"
+    if not traced:
+        kernel.positional, kernel.keywords = _entries(op, kernel, bump, maybe, position)  # type: ignore[attr-defined]
     return kernel
+
+
+# The steps of one entry of ``_kernel``'s (``_entries``): the kernel below, then the bump
+# of the written argument or the marks of a view, as ``kernel`` takes them.
+_ENTRY = """\
+def entry(bits, {params}/):
+    ks = bits & _BELOW_BITS
+    state = op._state
+    slot = ks.bit_length()
+    if state.with_keyset >> slot & 1:
+        out = state.kernels[slot](_from_bits(ks), {forward})
+    else:
+        out = state.kernels[slot]({forward})
+{after}\
+"""
+_BUMP = """\
+    counter = {written}._version_counter
+    if counter is None:
+        {written}._version_counter = [1]
+    else:
+        counter[0] += 1
+    return out
+"""
+_VIEW = """\
+    if {maybe}not (out is not a and _shares(out._array, a._array)):
+        return out
+    if type(out) is _Tensor:
+        counter = a._version_counter
+        if counter is None:
+            counter = a._version_counter = [0]
+        base = a._base
+        out._base = base if base is not None else a
+        out._version_counter = counter
+    else:
+        _mark_view(out, a)
+    return out
+"""
+_TO_KERNEL = """\
+def entry(bits, {params}/):
+    return kernel(_from_bits(bits), {forward})
+"""
+
+
+def _entries(op: Any, kernel: Any, bump: bool, maybe: bool, position: int) -> Any:
+    """``kernel``'s entries for the fixed-arity and keyword call paths (Note [Positional
+    entries]): ``entry(bits, a, ...)`` and ``entry(bits, a, b, kwargs)``, the kernel below
+    called as ``kernel`` calls it, without the KeySet object, ``*args`` and ``**kwargs``
+    it is passed and repacks, in one frame.  A written argument the entry's arguments do
+    not hold (an ``out=`` keyword) goes to ``kernel``."""
+    names = ("a", "b", "c")
+    namespace = {
+        "op": op, "kernel": kernel, "_from_bits": _from_bits, "_BELOW_BITS": _BELOW_BITS,
+        "_Tensor": Tensor, "_shares": _shares, "_mark_view": mark_view,
+    }  # fmt: skip
+
+    def make(n: int, keywords: bool) -> Any:
+        params = "".join(f"{x}, " for x in names[:n]) + ("kwargs, " if keywords else "")
+        forward = ", ".join(names[:n]) + (", **kwargs" if keywords else "")
+        if bump and position >= n:
+            source = _TO_KERNEL.format(params=params, forward=forward)
+        else:
+            after = (
+                _BUMP.format(written=names[position])
+                if bump
+                else _VIEW.format(maybe="" if maybe else "False and ")
+            )
+            source = _ENTRY.format(params=params, forward=forward, after=after)
+        scope = dict(namespace)
+        exec(compile(source, f"<{kernel.__name__} entry>", "exec"), scope)  # noqa: S102
+        fn = scope["entry"]
+        fn.__name__ = fn.__qualname__ = f"{kernel.__name__}_{n}{'k' * keywords}"
+        return fn
+
+    return (make(1, False), make(2, False), make(3, False)), (make(2, True), make(3, True))
 
 
 def _bump_all_kernel(op: Any, names: list[str]) -> Any:
