@@ -58,7 +58,7 @@ from ._keys import (
 from ._packet import PACKET_OBJECTS, PACKETS, OpOverloadPacket, overloads_of
 from ._schema import FunctionSchema
 from ._schema_types import ListType, OptionalType
-from ._validate import arity_ok, fast_types, make_checker
+from ._validate import arity_ok, fast_types, int_list, make_checker
 
 __all__ = [
     "FALLBACKS",
@@ -312,6 +312,7 @@ class OpOverload:
         "_tags",
         "_tensor_pos",
         "_types1",
+        "_ints1",
         "_types2",
         "_kwtypes",
         "define_location",
@@ -334,6 +335,7 @@ class OpOverload:
         self._check: Callable[..., None] = _no_check
         self._arity1 = self._arity2 = self._arity2t = self._arity3 = False
         self._types1: frozenset[type] = frozenset()
+        self._ints1 = False  # the second argument an int list (``_validate.int_list``)
         self._types2: frozenset[type] = frozenset()
         self._kwtypes: dict[str, frozenset[type]] = {}
         self._optional_elements: frozenset[int] = frozenset()
@@ -430,6 +432,7 @@ class OpOverload:
             self._check, self._arity1, self._arity2 = _no_check, False, False
             self._arity2t = self._arity3 = False
             self._types1 = self._types2 = frozenset()
+            self._ints1 = False
             self._kwtypes = {}
             self.__class__ = OpOverload
             return
@@ -448,6 +451,7 @@ class OpOverload:
             if self._arity2 and args[1].type.tensor_kind is None
             else frozenset()
         )
+        self._ints1 = self._arity2 and int_list(args[1].type)
         # The two-tensor class's call3: a third positional value that is not a tensor.
         self._types2 = (
             fast_types(args[2].type)

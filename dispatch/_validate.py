@@ -81,6 +81,21 @@ def fast_types(t: SchemaType) -> frozenset[type]:
     return frozenset()
 
 
+def int_list(t: SchemaType) -> bool:
+    """Whether ``t`` is ``int[]`` or ``SymInt[]`` of no fixed size (or one of them
+    optional): a list whose elements are all ints fits it outright, which the call paths
+    test without the checker (``x.permute([1, 0])``, ``x.view([2, -1])``; Note
+    [Validating every call])."""
+    if isinstance(t, OptionalType):
+        t = t.elem
+    return (
+        isinstance(t, ListType)
+        and t.size is None
+        and isinstance(t.elem, BaseType)
+        and t.elem.name in ("int", "SymInt")
+    )
+
+
 def arity_ok(schema: Any, n: int) -> bool:
     """Whether ``n`` positional values and no keywords fit ``schema``."""
     if schema.is_vararg:

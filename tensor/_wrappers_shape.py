@@ -16,6 +16,7 @@ the layout accessors (``stride()``, ``storage_offset()``, ``is_contiguous()``,
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from dispatch import ops
@@ -77,33 +78,35 @@ def _varargs(args: tuple[Any, ...], kwargs: dict[str, Any], op: str, arg: str) -
 def view(self: Tensor, *shape: Any, **kw: Any) -> Tensor:
     """``x.view(*shape)``: the same data seen with another shape (no copy; may raise)."""
     sizes = _sizes(_varargs(shape, kw, "view", "size"), "view")
-    return _ov("view")(self, sizes)  # type: ignore[no-any-return]
+    return _ov("view").call2(self, sizes)  # type: ignore[no-any-return]
 
 
 def reshape(input: Tensor, shape: Any) -> Tensor:
     """``tt.reshape(input, shape)``: a view when the layout allows, else a copy."""
-    return _ov("reshape")(input, _sizes((shape,), "reshape", "shape"))  # type: ignore[no-any-return]
+    return _ov("reshape").call2(input, _sizes((shape,), "reshape", "shape"))  # type: ignore[no-any-return]
 
 
 def _reshape_method(self: Tensor, *shape: Any, **kw: Any) -> Tensor:
     sizes = _sizes(_varargs(shape, kw, "reshape", "shape"), "reshape", "shape")
-    return _ov("reshape")(self, sizes)  # type: ignore[no-any-return]
+    return _ov("reshape").call2(self, sizes)  # type: ignore[no-any-return]
 
 
 def permute(input: Tensor, dims: Any) -> Tensor:
     """``tt.permute(input, dims)``: the dims reordered (a view)."""
-    return _ov("permute")(input, _sizes((dims,), "permute", "dims"))  # type: ignore[no-any-return]
+    return _ov("permute").call2(input, _sizes((dims,), "permute", "dims"))  # type: ignore[no-any-return]
 
 
 def _permute_method(self: Tensor, *dims: Any, **kw: Any) -> Tensor:
+    if not dims and not kw:  # PyTorch's: the dims are required, even for a 0-d tensor
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     order = _sizes(_varargs(dims, kw, "permute", "dims"), "permute", "dims")
-    return _ov("permute")(self, order)  # type: ignore[no-any-return]
+    return _ov("permute").call2(self, order)  # type: ignore[no-any-return]
 
 
 def expand(self: Tensor, *sizes: Any, **kw: Any) -> Tensor:
     """``x.expand(*sizes)``: size-1 dims repeated without copying (-1 keeps a size)."""
     size = _sizes(_varargs(sizes, kw, "expand", "size"), "expand")
-    return _ov("expand")(self, size)  # type: ignore[no-any-return]
+    return _ov("expand").call2(self, size)  # type: ignore[no-any-return]
 
 
 def repeat(self: Tensor, *sizes: Any, **kw: Any) -> Tensor:
@@ -342,9 +345,27 @@ def _is_view(self: Tensor) -> bool:
 
 
 def _T(self: Tensor) -> Tensor:  # noqa: N802
+    # PyTorch's numpy_T: a permute of the dims reversed, whatever the rank (a matrix's
+    # grad_fn is PermuteBackward0, not TransposeBackward0), with its deprecation warnings
+    # for a rank other than 2.
     n = self._array.ndim
     if n == 2:
-        return _ov("transpose")(self, 0, 1)  # type: ignore[no-any-return]
+        return _ov("permute").call2(self, [1, 0])  # type: ignore[no-any-return]
+    if n == 0:
+        warnings.warn(
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+            UserWarning,
+            stacklevel=2,
+        )
+    else:
+        warnings.warn(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
+            "to reverse the dimensions of a tensor.",
+            UserWarning,
+            stacklevel=2,
+        )
     return _ov("permute")(self, list(range(n - 1, -1, -1)))  # type: ignore[no-any-return]
 
 

@@ -126,6 +126,17 @@ def kernels(front: FrontEnd, fns: dict[str, Callable[..., Any]]) -> dict[str, An
 
     def permute(self: Any, dims: Any) -> Any:
         x = self._array
+        n = x.ndim
+        if type(dims) is list and len(dims) == n and fastpaths.ENABLED:
+            # Note [View fast path]: a list of non-negative ints, each below the rank and
+            # none twice (``x.T``'s reversed dims): already the general path's axes.
+            seen = 0
+            for d in dims:
+                if type(d) is not int or not 0 <= d < n or seen >> d & 1:
+                    break
+                seen |= 1 << d
+            else:
+                return make(permute_dims(x, dims) if n > 1 else x[...], self._dtype, self._device)
         dims = list(dims)
         if len(dims) != x.ndim:
             raise RuntimeError(

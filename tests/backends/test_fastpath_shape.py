@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -111,6 +112,79 @@ def test_T_and_mT(x: Any, attr: str) -> None:  # noqa: N802
         return out
 
     same_both_ways(call, x, torch_call=call)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    x=tensors(shapes=_SHAPES, requires_grad=None),
+    dims=st.lists(st.sampled_from([0, 1, 2, 3, -1, -2, -3, -4, True, 1.0]), max_size=4),
+    as_tuple=st.booleans(),
+)
+def test_permute(x: Any, dims: list[Any], as_tuple: bool) -> None:
+    """permute's fast path (a list of the rank's length, of ints in [0, rank), none twice:
+    ``x.T``'s dims) and the rest: negative dims, repeats, wrong lengths, tuples, bools
+    and floats (refused by the call's checker; bools are PyTorch's 1 and 0, refused as in
+    sizes), through ``tt.permute`` and the method."""
+    order = tuple(dims) if as_tuple else dims
+
+    def calling(lib: Any) -> Any:
+        def call(a: Any) -> Any:
+            out = a.permute(*order) if as_tuple else lib.permute(a, order)
+            if a.requires_grad:
+                (out * 2).sum().backward()
+                return out, a.grad
+            return out
+
+        return call
+
+    same_both_ways(
+        calling(tt), x, torch_call=_torch(order, calling(torch)) if torch is not None else None
+    )
+
+
+@pytest.mark.parametrize(
+    ("shape", "dims"),
+    [
+        ((2, 3), [0, 0]),  # repeated
+        ((2, 3), [1, 1]),
+        ((2, 3, 4), [0, 2, 2]),
+        ((2, 3), [2, 0]),  # out of range
+        ((2, 3), [-1, 0]),  # negative: the general path's
+        ((2, 3), [1]),  # too short
+        ((2, 3), [1, 0, 2]),  # too long
+        ((), []),
+        ((3,), [0]),
+        ((2, 3, 4), [2, 0, 1]),
+    ],
+)
+def test_permute_edges(shape: tuple[int, ...], dims: list[int]) -> None:
+    """Both sides of the fast path's guard, each case drawn for sure."""
+    x = tt.ones(*shape)
+    torch_call = (lambda a: torch.permute(a, dims)) if torch is not None else None
+    same_both_ways(lambda a: tt.permute(a, dims), x, torch_call=torch_call)
+
+
+def test_T_is_permute_as_in_pytorch() -> None:  # noqa: N802
+    """PyTorch's ``x.T`` is ``numpy_T``, a permute whatever the rank: a matrix's result
+    has PermuteBackward0 (``mT`` and ``t()`` keep theirs), and a rank other than 2 warns
+    that it is deprecated."""
+    import warnings
+
+    m = tt.ones(2, 3, requires_grad=True)
+    assert m.T.grad_fn.name() == "PermuteBackward0"
+    assert m.mT.grad_fn.name() == "TransposeBackward0"
+    assert m.t().grad_fn.name() == "TBackward0"
+    assert m.T._base is m and tuple(m.T.shape) == (3, 2)
+    for shape, text in (((), "deprecated on 0-D"), ((3,), "dimension other than 2")):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _ = tt.ones(*shape).T
+        assert len(caught) == 1 and text in str(caught[0].message), shape
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _ = m.T  # a matrix: no warning
+    if torch is not None:
+        assert torch.ones(2, 3, requires_grad=True).T.grad_fn.name() == "PermuteBackward0"
 
 
 # -- cat ---------------------------------------------------------------------------------------

@@ -72,6 +72,25 @@ BAD: list[tuple[str, Callable[[], Any], str, str]] = [
     ("ops.core.sin.default(x, 1)", lambda: ops.core.sin.default(x, 1), "core::sin", "at most 1"),
     ("ops.core.sin.default(3)", lambda: ops.core.sin.default(3), "core::sin", "'self'"),
     ("ops.core.neg.default(x, x)", lambda: ops.core.neg.default(x, x), "core::neg", "at most 1"),
+    # call2's int lists (``_validate.int_list``): only a list of ints skips the checker.
+    (
+        "ops.core.permute.default.call2(x, [1, 0.5])",
+        lambda: ops.core.permute.default.call2(x, [1, 0.5]),
+        "core::permute",
+        "'dims'",
+    ),
+    (
+        "ops.core.view.default.call2(x, [3, True])",
+        lambda: ops.core.view.default.call2(x, [3, True]),
+        "core::view",
+        "'size'",
+    ),
+    (
+        "ops.core.view.default.call2(x, [3, '2'])",
+        lambda: ops.core.view.default.call2(x, [3, "2"]),
+        "core::view",
+        "'size'",
+    ),
 ]
 
 
@@ -122,6 +141,10 @@ def test_good_spellings_still_work() -> None:
     assert tt.zeros(2, device=tt.device("cpu")).device == tt.device("cpu")
     assert x.sum(np.int64(1)).shape == (2,)  # NumPy integers are ints
     assert x.contiguous(memory_format="contiguous_format") is x
+    # An int list through call2 without the checker: the same result as the full path.
+    p = ops.core.permute.default
+    assert p.call2(x, [1, 0]).shape == p(x, [1, 0]).shape == (3, 2)
+    assert ops.core.view.default.call2(x, [3, -1]).shape == (3, 2)
 
 
 def test_custom_op_objects_refuse_before_their_body() -> None:
