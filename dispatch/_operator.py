@@ -203,22 +203,19 @@ _NO_STATE = _CallState(0, (), 0, 0)
 # ``a + b``; so do autocast's fused products (Note [Autocast product fast path]).
 # The keyword paths (``call2k(a, b, kwargs)``, ``call3k``) likewise call ``fn.keywords``,
 # a pair of entries ``entry(bits, a, b, kwargs)`` and ``entry(bits, a, b, c, kwargs)``
-# that take the caller's dict as it is.  The ADInplaceOrView kernels have both kinds
+# that take the caller's dict as it is (read only from a kernel that has ``positional``).  The ADInplaceOrView kernels have both kinds
 # (``_entries`` in tensor/_inplace_or_view.py): ~0.15-0.25 us less each in-place update
 # outside grad mode (``p.add_(g, alpha=-lr)``, Adam's ``v.addcmul_(g, g, value=...)``)
 # and each view (``w.t()``).  Every other entry (``__call__``, ``redispatch``) calls
 # ``kernels``.
 
 
-def _place_entries(by_arity: list[list[Any]], slot: int, entries: Any) -> bool:
-    """Put a kernel's entries (Note [Positional entries]; None: it has none) at ``slot``
-    of the tables for their argument counts; whether it had them."""
-    if entries is None:
-        return False
+def _place_entries(by_arity: list[list[Any]], slot: int, entries: Any) -> None:
+    """Put a kernel's entries (Note [Positional entries]) at ``slot`` of the tables for
+    their argument counts."""
     for table, entry in zip(by_arity, entries, strict=True):
         table.extend([None] * (slot - len(table)))
         table.append(entry)
-    return True
 
 
 class TableEntry:
@@ -595,10 +592,14 @@ class OpOverload:
                 if not kernel.grad_only:
                     mask |= bit
                 if with_keyset and not _callpath.TRACE:  # Note [Positional entries]
-                    if _place_entries(by_arity, slot, getattr(fn, "positional", None)):
+                    entries_n = getattr(fn, "positional", None)
+                    if entries_n is not None:  # and keyword entries only beside them
                         positional_slots |= 1 << slot
-                    if _place_entries(by_arity_k, slot, getattr(fn, "keywords", None)):
-                        keyword_slots |= 1 << slot
+                        _place_entries(by_arity, slot, entries_n)
+                        entries_k = getattr(fn, "keywords", None)
+                        if entries_k is not None:
+                            keyword_slots |= 1 << slot
+                            _place_entries(by_arity_k, slot, entries_k)
             kernels.append(fn)
             if with_keyset:
                 with_keyset_slots |= 1 << slot

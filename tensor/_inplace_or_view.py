@@ -16,6 +16,7 @@ that autograd relies on, generated from the schemas, for every backend at once:
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import numpy as np
@@ -100,7 +101,9 @@ def _kernel(op: Any, kind: str, position: int = 0, name: str = "") -> Any:
     prefix = "inplace" if bump else "view"
     kernel.__name__ = kernel.__qualname__ = f"{prefix}_{op.name.split('::')[1].replace('.', '_')}"
     if not traced:
-        kernel.positional, kernel.keywords = _entries(op, kernel, bump, maybe, position)  # type: ignore[attr-defined]
+        positional, keywords = _entries(op, kernel, bump, maybe, position)
+        if positional is not None:
+            kernel.positional, kernel.keywords = positional, keywords  # type: ignore[attr-defined]
     return kernel
 
 
@@ -126,7 +129,7 @@ _BUMP = """\
     return out
 """
 _VIEW = """\
-    if {maybe}not (out is not a and _shares(out._array, a._array)):
+    if maybe and not (out is not a and _shares(out._array, a._array)):
         return out
     if type(out) is _Tensor:
         counter = a._version_counter
@@ -139,39 +142,45 @@ _VIEW = """\
         _mark_view(out, a)
     return out
 """
-_TO_KERNEL = """\
-def entry(bits, {params}/):
-    return kernel(_from_bits(bits), {forward})
-"""
+
+
+# (bump, arity, keywords) -> a factory of that entry's closures over an operator, its
+# kernel and whether its view is a maybe-view: compiled once, ten in all, so that the
+# entries of the hundreds of in-place and view operators cost a closure each at import
+# (ci/bench/import_time.py).
+_FACTORIES: dict[tuple[bool, int, bool], Any] = {}
+
+
+def _factory(bump: bool, n: int, keywords: bool) -> Any:
+    key = (bump, n, keywords)
+    factory = _FACTORIES.get(key)
+    if factory is None:
+        names = ("a", "b", "c")
+        params = "".join(f"{x}, " for x in names[:n]) + ("kwargs, " if keywords else "")
+        forward = ", ".join(names[:n]) + (", **kwargs" if keywords else "")
+        after = _BUMP.format(written="a") if bump else _VIEW
+        source = _ENTRY.format(params=params, forward=forward, after=after)
+        source = f"def factory(op, maybe):\n{textwrap.indent(source, '    ')}    return entry\n"
+        scope = {
+            "_from_bits": _from_bits, "_BELOW_BITS": _BELOW_BITS, "_Tensor": Tensor,
+            "_shares": _shares, "_mark_view": mark_view,
+        }  # fmt: skip
+        exec(compile(source, "<ADInplaceOrView entry>", "exec"), scope)  # noqa: S102
+        factory = _FACTORIES[key] = scope["factory"]
+    return factory
 
 
 def _entries(op: Any, kernel: Any, bump: bool, maybe: bool, position: int) -> Any:
     """``kernel``'s entries for the fixed-arity and keyword call paths (Note [Positional
     entries]): ``entry(bits, a, ...)`` and ``entry(bits, a, b, kwargs)``, the kernel below
     called as ``kernel`` calls it, without the KeySet object, ``*args`` and ``**kwargs``
-    it is passed and repacks, in one frame.  A written argument the entry's arguments do
-    not hold (an ``out=`` keyword) goes to ``kernel``."""
-    names = ("a", "b", "c")
-    namespace = {
-        "op": op, "kernel": kernel, "_from_bits": _from_bits, "_BELOW_BITS": _BELOW_BITS,
-        "_Tensor": Tensor, "_shares": _shares, "_mark_view": mark_view,
-    }  # fmt: skip
+    it is passed and repacks, in one frame.  None for an operator that writes another
+    argument than the first (``out=`` variants): the general kernel takes its calls."""
+    if bump and position:
+        return None, None
 
     def make(n: int, keywords: bool) -> Any:
-        params = "".join(f"{x}, " for x in names[:n]) + ("kwargs, " if keywords else "")
-        forward = ", ".join(names[:n]) + (", **kwargs" if keywords else "")
-        if bump and position >= n:
-            source = _TO_KERNEL.format(params=params, forward=forward)
-        else:
-            after = (
-                _BUMP.format(written=names[position])
-                if bump
-                else _VIEW.format(maybe="" if maybe else "False and ")
-            )
-            source = _ENTRY.format(params=params, forward=forward, after=after)
-        scope = dict(namespace)
-        exec(compile(source, f"<{kernel.__name__} entry>", "exec"), scope)  # noqa: S102
-        fn = scope["entry"]
+        fn = _factory(bump, n, keywords)(op, maybe)
         fn.__name__ = fn.__qualname__ = f"{kernel.__name__}_{n}{'k' * keywords}"
         return fn
 
