@@ -271,8 +271,12 @@ def node_class(op: OpOverload, formula: Formula) -> type[OpNode]:
     on first use and kept with the operator."""
     cls: type[OpNode] | None = _NODE_CLASSES.get(op)
     if cls is None or cls.formula is not formula:
-        base = op.name.split("::", 1)[1].split(".", 1)[0]
-        name = "".join(part.capitalize() for part in base.split("_")) + "Backward0"
+        qualname = op.name.split("::", 1)[1]
+        base = qualname.split(".", 1)[0]
+        # PyTorch's codegen: each word title-cased (``log1p`` -> Log1P, ``avg_pool2d`` ->
+        # AvgPool2D), numbered by the overload's place among its derivatives.yaml entries.
+        name = "".join(part.title() for part in base.split("_"))
+        name += f"Backward{_NODE_NUMBER.get(qualname, 0)}"
         attrs = {
             "__slots__": (),
             "__module__": __name__,
@@ -284,6 +288,32 @@ def node_class(op: OpOverload, formula: Formula) -> type[OpNode]:
 
 
 _NODE_CLASSES: dict[OpOverload, type[OpNode]] = {}
+
+# The overloads whose PyTorch node is not their name's first (``1 - x``: RsubBackward1),
+# as PyTorch 2.13 numbers them for the same call; the others are 0.  An overload that
+# PyTorch reaches for some of its calls only (``sum`` with and without ``dim`` is one
+# overload here, two there) keeps 0.
+_NODE_NUMBER = {
+    "clamp": 1,
+    "copysign.Scalar": 1,
+    "fill_.Tensor": 1,
+    "fmod.Tensor": 1,
+    "lerp.Tensor": 1,
+    "masked_fill.Tensor": 1,
+    "max": 1,
+    "min": 1,
+    "normal.Tensor_float": 1,
+    "normal.float_Tensor": 2,
+    "normal.Tensor_Tensor": 3,
+    "pow.Tensor_Tensor": 1,
+    "pow.Scalar": 2,
+    "remainder.Tensor": 1,
+    "rsub.Scalar": 1,
+    "scatter.value": 1,
+    "sort.stable": 1,
+    "squeeze.dim": 1,
+    "squeeze.dims": 2,
+}
 
 
 def _save_outputs(out: Any) -> Any:

@@ -1,0 +1,85 @@
+"""Node names as PyTorch 2.13 gives them (``node_class`` in tensor/autograd/_layer.py):
+each word of the operator's name title-cased (``log1p`` -> Log1PBackward0, ``avg_pool2d``
+-> AvgPool2DBackward0), numbered by the overload's place among PyTorch's derivatives
+(``1 - x`` -> RsubBackward1, ``x.squeeze(0)`` -> SqueezeBackward1), the same for the
+same call; ``x.T`` is a permute (Note in tensor/_wrappers_shape.py's ``_T``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tensor as tt
+
+try:
+    import torch
+except ImportError:  # the names below are checked without it; the comparison needs it
+    torch = None
+
+# (call, PyTorch's node name for it), written once for both libraries.
+CALLS: list[tuple[str, Callable[[Any, Any], Any], str]] = [
+    ("log1p", lambda L, x: x.abs().log1p(), "Log1PBackward0"),
+    (
+        "avg_pool2d",
+        lambda L, x: L.nn.functional.avg_pool2d(x.reshape(1, 1, 3, 4), 1),
+        "AvgPool2DBackward0",
+    ),
+    (
+        "max_pool2d",
+        lambda L, x: L.nn.functional.max_pool2d(x.reshape(1, 1, 3, 4), 1),
+        "MaxPool2DWithIndicesBackward0",
+    ),
+    ("1 - x", lambda L, x: 1 - x, "RsubBackward1"),
+    ("clamp", lambda L, x: x.clamp(0, 1), "ClampBackward1"),
+    ("clamp with tensors", lambda L, x: x.clamp(L.zeros(4), L.ones(4)), "ClampBackward0"),
+    ("max", lambda L, x: x.max(), "MaxBackward1"),
+    ("max dim", lambda L, x: x.max(0)[0], "MaxBackward0"),
+    ("min", lambda L, x: x.min(), "MinBackward1"),
+    ("squeeze dim", lambda L, x: x.unsqueeze(0).squeeze(0), "SqueezeBackward1"),
+    ("squeeze", lambda L, x: x.unsqueeze(0).squeeze(), "SqueezeBackward0"),
+    ("x ** y", lambda L, x: x.abs() ** x, "PowBackward1"),
+    ("2 ** x", lambda L, x: 2**x, "PowBackward2"),
+    ("x ** 2", lambda L, x: x**2, "PowBackward0"),
+    ("fmod", lambda L, x: L.fmod(x, x + 5), "FmodBackward1"),
+    ("remainder", lambda L, x: L.remainder(x, x + 5), "RemainderBackward1"),
+    (
+        "lerp with a tensor weight",
+        lambda L, x: x.lerp(x * 2, L.full((3, 4), 0.5, dtype=x.dtype)),
+        "LerpBackward1",
+    ),
+    ("lerp", lambda L, x: x.lerp(x * 2, 0.5), "LerpBackward0"),
+    ("masked_fill", lambda L, x: x.masked_fill(x > 0, L.tensor(0.0)), "MaskedFillBackward1"),
+    ("sort stable", lambda L, x: x.sort(stable=True)[0], "SortBackward1"),
+    ("x.T", lambda L, x: x.T, "PermuteBackward0"),
+    ("x.mT", lambda L, x: x.mT, "TransposeBackward0"),
+    ("x.t()", lambda L, x: x.t(), "TBackward0"),
+    ("expm1", lambda L, x: x.expm1(), "Expm1Backward0"),
+    ("atan2", lambda L, x: L.atan2(x, x + 1), "Atan2Backward0"),
+]
+
+
+def _name(lib: Any, call: Callable[[Any, Any], Any]) -> str:
+    a = np.random.default_rng(0).standard_normal((3, 4))
+    x = (tt.tensor(a) if lib is tt else torch.tensor(a)).requires_grad_()
+    return call(lib, x).grad_fn.name()  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(("spelling", "call", "name"), CALLS, ids=[c[0] for c in CALLS])
+def test_node_names(spelling: str, call: Callable[[Any, Any], Any], name: str) -> None:
+    assert _name(tt, call) == name, spelling
+    assert type(_grad_fn(call)).__name__ == name  # the class is named so too (its repr)
+
+
+def _grad_fn(call: Callable[[Any, Any], Any]) -> Any:
+    return call(tt, tt.ones(3, 4, requires_grad=True)).grad_fn
+
+
+@pytest.mark.parametrize(("spelling", "call", "name"), CALLS, ids=[c[0] for c in CALLS])
+def test_node_names_are_pytorchs(spelling: str, call: Callable[[Any, Any], Any], name: str) -> None:
+    if torch is None:
+        pytest.skip("PyTorch is not installed: the expected names above are checked alone")
+    assert _name(torch, call) == name, spelling
