@@ -115,6 +115,35 @@ class OpNode(Node):
     _bound: dict[str, Any] | None = None
     _kwargs: dict[str, Any] | None = None
     out: Any = None
+    # Note [Nodes numbered by the call]: PyTorch's node of ``x.sum()`` is SumBackward0 and
+    # of ``x.sum(0)`` SumBackward1 (two overloads there, one here).  For such an operator
+    # (``_NUMBERED_BY``): the position, name and default of the argument whose value
+    # makes the node the second when it is not the default, which ``name()`` reads from
+    # the call while the node still has it and keeps (binding the call and releasing the
+    # node decide it first).  PyTorch decides by the overload its parser picked, so an
+    # explicit default (``x.sum(dim=None)``, ``x.round(decimals=0)``) is its second and
+    # our first: our wrappers pass defaults as they are, and the call cannot tell.
+    _numbered: tuple[int, str, Any] | None = None
+
+    def name(self) -> str:
+        if self._numbered is None:
+            return type(self).__name__
+        name = self.__dict__.get("_name")
+        return name if name is not None else self._decide_name(self._args, self._kwargs)
+
+    def _decide_name(self, args: Any, kwargs: Any) -> str:
+        base = type(self).__name__
+        name = base
+        if args is not None and self._numbered is not None:
+            position, arg, default = self._numbered
+            if len(args) > position:
+                value = args[position]
+            else:
+                value = default if kwargs is None else kwargs.get(arg, default)
+            if value is not default and value != default:
+                name = base[: -len("0")] + "1"
+        self.__dict__["_name"] = name
+        return name
 
     def __init__(
         self,
@@ -178,6 +207,8 @@ class OpNode(Node):
             args, kwargs = self._args, self._kwargs
             bound = self._bound
             if bound is None and args is not None:
+                if self._numbered is not None and "_name" not in self.__dict__:
+                    self._decide_name(args, kwargs)  # Note [Nodes numbered by the call]
                 bound = self.op.schema.bind_trusted(args, kwargs or {})
                 self._bound = bound
                 self._args = self._kwargs = None
@@ -257,6 +288,8 @@ class OpNode(Node):
     def release(self) -> None:
         # apply() raises from now on (``_freed``); nothing below is read again.  The
         # fields at their class default stay there (no ``__dict__`` made to clear them).
+        if self._numbered is not None and "_name" not in self.__dict__:
+            self._decide_name(self._args, self._kwargs)  # Note [Nodes numbered by the call]
         self._args = self.versions = None
         if self._bound is not None:
             self._bound = None
@@ -283,6 +316,9 @@ def node_class(op: OpOverload, formula: Formula) -> type[OpNode]:
             "op": op,
             "formula": staticmethod(formula),  # a function read from the class: not a method
         }
+        numbered = _NUMBERED_BY.get(qualname)
+        if numbered is not None:
+            attrs["_numbered"] = numbered
         cls = _NODE_CLASSES[op] = type(name, (OpNode,), attrs)
     return cls
 
@@ -293,6 +329,15 @@ _NODE_CLASSES: dict[OpOverload, type[OpNode]] = {}
 # as PyTorch 2.13 numbers them for the same call; the others are 0.  An overload that
 # PyTorch reaches for some of its calls only (``sum`` with and without ``dim`` is one
 # overload here, two there) keeps 0.
+# Note [Nodes numbered by the call]: operator -> (position, name, default) of the argument
+# whose value other than its default makes PyTorch's node its second (SumBackward1).
+_NUMBERED_BY = {
+    "sum": (1, "dim", None),
+    "mean": (1, "dim", None),
+    "prod": (1, "dim", None),
+    "round": (1, "decimals", 0),
+}
+
 _NODE_NUMBER = {
     "clamp": 1,
     "copysign.Scalar": 1,
@@ -525,6 +570,8 @@ def autograd_kernel(op: OpOverload, formula: Formula) -> Callable[..., Any]:
             bound = bind(args, kwargs)
             saved = None if spec is None else _saved_tensors(spec, bound, out)
             node = cls(bound, out, inputs, saved, keep_out=keep_out or dt is None)
+            if cls._numbered is not None:  # Note [Nodes numbered by the call]
+                node._decide_name(args, kwargs)
         if dt is not None:
             if dt.category >= _FLOAT_KIND:
                 out.grad_fn = node

@@ -57,6 +57,16 @@ CALLS: list[tuple[str, Callable[[Any, Any], Any], str]] = [
     ("x.T", lambda L, x: x.T, "PermuteBackward0"),
     ("x.mT", lambda L, x: x.mT, "TransposeBackward0"),
     ("x.t()", lambda L, x: x.t(), "TBackward0"),
+    ("sum", lambda L, x: x.sum(), "SumBackward0"),
+    ("sum dim", lambda L, x: x.sum(0), "SumBackward1"),
+    ("sum dims", lambda L, x: L.sum(x, (0, 1)), "SumBackward1"),
+    ("sum dtype", lambda L, x: x.sum(dtype=L.float32), "SumBackward0"),
+    ("mean", lambda L, x: x.mean(), "MeanBackward0"),
+    ("mean dim keepdim", lambda L, x: x.mean(1, keepdim=True), "MeanBackward1"),
+    ("prod", lambda L, x: x.prod(), "ProdBackward0"),
+    ("prod dim", lambda L, x: x.prod(dim=0), "ProdBackward1"),
+    ("round", lambda L, x: x.round(), "RoundBackward0"),
+    ("round decimals", lambda L, x: x.round(decimals=2), "RoundBackward1"),
     ("expm1", lambda L, x: x.expm1(), "Expm1Backward0"),
     ("atan2", lambda L, x: L.atan2(x, x + 1), "Atan2Backward0"),
 ]
@@ -71,11 +81,11 @@ def _name(lib: Any, call: Callable[[Any, Any], Any]) -> str:
 @pytest.mark.parametrize(("spelling", "call", "name"), CALLS, ids=[c[0] for c in CALLS])
 def test_node_names(spelling: str, call: Callable[[Any, Any], Any], name: str) -> None:
     assert _name(tt, call) == name, spelling
-    assert type(_grad_fn(call)).__name__ == name  # the class is named so too (its repr)
-
-
-def _grad_fn(call: Callable[[Any, Any], Any]) -> Any:
-    return call(tt, tt.ones(3, 4, requires_grad=True)).grad_fn
+    node = call(tt, tt.ones(3, 4, requires_grad=True)).grad_fn
+    assert repr(node) == f"<{name} object>"
+    # The class is named so too, but for the nodes numbered by the call (Note [Nodes
+    # numbered by the call]: one class for both of PyTorch's).
+    assert type(node).__name__ == name or node._numbered is not None
 
 
 @pytest.mark.parametrize(("spelling", "call", "name"), CALLS, ids=[c[0] for c in CALLS])
@@ -83,3 +93,17 @@ def test_node_names_are_pytorchs(spelling: str, call: Callable[[Any, Any], Any],
     if torch is None:
         pytest.skip("PyTorch is not installed: the expected names above are checked alone")
     assert _name(torch, call) == name, spelling
+
+
+def test_a_node_numbered_by_its_call_keeps_its_name() -> None:
+    """Note [Nodes numbered by the call]: the name is read from the call, and kept when
+    the call is bound (the formula reads it) and when backward releases the node."""
+    x = tt.ones(3, 4, requires_grad=True)
+    y = x.sum(0)
+    node = y.grad_fn
+    y.sum().backward()
+    assert node.name() == "SumBackward1" and repr(node) == "<SumBackward1 object>"
+    z = x.mean(1)
+    _ = z.grad_fn.bound  # binds the call: the positional arguments are gone
+    assert z.grad_fn.name() == "MeanBackward1"
+    assert x.sum().grad_fn.name() == "SumBackward0"
