@@ -335,13 +335,17 @@ class Tensor(TensorConversions):
         """The CUDA device index, or -1 for CPU tensors (as PyTorch)."""
         return self._device.index if self._device.type == "cuda" else -1  # type: ignore[return-value]
 
-    def clone(self) -> Tensor:
-        """A copy of this tensor with its own data (same dtype and device).
+    def clone(self, *, memory_format: Any = None) -> Tensor:
+        """A copy of this tensor with its own data (same dtype and device), laid out as
+        PyTorch's ``preserve_format`` lays it (a transposed tensor's copy is transposed;
+        ``memory_format="contiguous_format"``: row-major).
 
         Dispatched as ``_to_copy`` (PyTorch's ``clone`` becomes an operator of its own
         with the shape and view operators).
         """
-        return _TO_COPY.call1(self)  # type: ignore[no-any-return]
+        if memory_format is None:
+            return _TO_COPY.call1(self)  # type: ignore[no-any-return]
+        return _TO_COPY(self, memory_format=memory_format)  # type: ignore[no-any-return]
 
     def detach(self) -> Tensor:
         """A tensor sharing this one's data, cut from autograd history."""

@@ -53,6 +53,86 @@ def _backend_select(front: FrontEnd, op: Any) -> Any:
     return select
 
 
+# Note [Copies keep the layout]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# PyTorch's ``clone``, ``to`` and ``_to_copy`` default to ``preserve_format``: a copy of a
+# dense tensor has its strides (``x.t().clone()`` is not contiguous), and of any other
+# the dense strides in the same order of dims (``infer_dense_strides``: the dims sorted
+# by stride, a dim of stride 0 keeping its place; ``dense_order``).  ``contiguous_format``
+# (what ``contiguous()`` asks for) is row-major; ``channels_last`` puts the dims (N, H,
+# W, C) of a 4-D tensor in that memory order (``channels_last_3d``: N, D, H, W, C of a
+# 5-D one).  A row-major source is copied as it is; any other goes into an empty array
+# of its order (``laid_out``), the same way on the fast path and the general one.
+_MEMORY_FORMATS = ("preserve_format", "contiguous_format", "channels_last", "channels_last_3d")
+
+
+def dense_order(shape: tuple[int, ...], strides: tuple[int, ...]) -> list[int]:
+    """PyTorch's ``infer_dense_strides`` order of the dims, outermost first: an insertion
+    sort by stride (equal strides: the larger dim outer), a dim of stride 0 left where
+    the row-major order has it."""
+    ndim = len(shape)
+    perm = list(range(ndim - 1, -1, -1))  # innermost first, as PyTorch sorts them
+
+    def should_swap(d0: int, d1: int) -> int:
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    for i in range(1, ndim):
+        dim1 = i
+        for j in range(1, i + 1):
+            dim0 = i - j
+            c = should_swap(perm[dim0], perm[dim1])
+            if c > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif c < 0:
+                break
+    return perm[::-1]
+
+
+def memory_order(array: Any, memory_format: Any, op: str) -> list[int] | None:
+    """The dims of a copy of ``array`` in memory order, outermost first, for
+    ``memory_format`` (Note [Copies keep the layout]); None: row-major."""
+    if memory_format is None or memory_format == "preserve_format":
+        if array.flags.c_contiguous:
+            return None
+        order = dense_order(array.shape, tuple(s // array.itemsize for s in array.strides))
+        return None if order == list(range(array.ndim)) else order
+    if memory_format == "contiguous_format":
+        return None
+    if memory_format not in _MEMORY_FORMATS:
+        raise RuntimeError(
+            f"{op}(): memory_format must be one of {', '.join(_MEMORY_FORMATS)}, not "
+            f"{memory_format!r}"
+        )
+    rank = 4 if memory_format == "channels_last" else 5
+    if array.ndim != rank:
+        raise RuntimeError(
+            f"{op}(): required rank {rank} tensor to use {memory_format} format (got a "
+            f"{array.ndim}-D tensor)"
+        )
+    return [0, *range(2, rank), 1]
+
+
+def laid_out(values: Any, order: list[int] | None, dtype: Any = None) -> Any:
+    """``values`` in the memory ``order`` (None: row-major) as ``dtype`` (None: theirs):
+    ``values`` itself when they are a row-major copy already, else a new array of that
+    order holding them (cast as ``astype`` casts)."""
+    if order is None and dtype is None:
+        return values if values.flags.c_contiguous else values.copy()
+    if order is None:
+        return values.astype(dtype, order="C")
+    shape = values.shape
+    buffer = type(values)(tuple(shape[d] for d in order), values.dtype if dtype is None else dtype)
+    out = buffer.transpose([order.index(d) for d in range(len(shape))])
+    out[...] = values
+    return out
+
+
 def to_copy_kernel(front: FrontEnd) -> Any:
     """``_to_copy``: a copy of ``self`` with another dtype and/or on another device."""
     to_dtype, canonical, to_device = front.to_dtype, front.canonical_device, front.to_device
@@ -69,11 +149,18 @@ def to_copy_kernel(front: FrontEnd) -> Any:
     )  # fmt: skip
 
     def to_copy(
-        self: Any, *, dtype: Any = None, device: Any = None, non_blocking: bool = False
+        self: Any,
+        *,
+        dtype: Any = None,
+        device: Any = None,
+        non_blocking: bool = False,
+        memory_format: Any = None,
     ) -> Any:
         # Note [Copy fast path]: a NumPy array of a CPU tensor copied or cast on the CPU
         # (``clone()``, autocast's casts): the copy or ``astype`` and the wrap, without
-        # the argument conversions and move_array's device checks (~1 us a call).
+        # the argument conversions and move_array's device checks (~1 us a call); a
+        # row-major one as it is, any other laid out as PyTorch's preserve_format lays it
+        # (Note [Copies keep the layout]).
         array = self._array
         if (
             device is None
@@ -82,10 +169,24 @@ def to_copy_kernel(front: FrontEnd) -> Any:
             and type(array) is ndarray
             and fastpaths.ENABLED
         ):
-            if dtype is None or dtype is self._dtype:
-                return make(array.copy(), self._dtype, cpu)
-            if dtype in astype_targets:
-                return make(array.astype(dtype.numpy_dtype), dtype, cpu)
+            if memory_format is None or memory_format == "preserve_format":
+                if dtype is None or dtype is self._dtype:
+                    if array.flags.c_contiguous:
+                        return make(array.copy(), self._dtype, cpu)
+                    if 0 not in array.strides:  # NumPy's "K" order is PyTorch's here
+                        return make(array.copy("K"), self._dtype, cpu)
+                    out = laid_out(array, memory_order(array, None, "to"))
+                    return make(out, self._dtype, cpu)
+                if dtype in astype_targets:
+                    if array.flags.c_contiguous or 0 not in array.strides:
+                        return make(array.astype(dtype.numpy_dtype), dtype, cpu)
+                    out = laid_out(array, memory_order(array, None, "to"), dtype.numpy_dtype)
+                    return make(out, dtype, cpu)
+            elif memory_format == "contiguous_format":
+                if dtype is None or dtype is self._dtype:
+                    return make(array.copy(), self._dtype, cpu)
+                if dtype in astype_targets:
+                    return make(array.astype(dtype.numpy_dtype, order="C"), dtype, cpu)
         dt = self._dtype if dtype is None else to_dtype(dtype, op="to")
         dev = self._device if device is None else canonical(to_device(device))
         if self._device.type == "meta" and dev.type != "meta":
@@ -95,7 +196,14 @@ def to_copy_kernel(front: FrontEnd) -> Any:
                 f"instead."
             )
         np_dtype = None if dt is self._dtype else dt.numpy_dtype
-        array = move_array(self._array, dev, np_dtype, copy=True, non_blocking=non_blocking)
+        source = self._array
+        array = move_array(source, dev, np_dtype, copy=True, non_blocking=non_blocking)
+        if dev == self._device and hasattr(source, "flags") and hasattr(array, "flags"):
+            # A NumPy or CuPy copy on its own device: laid out as memory_format asks
+            # (Note [Copies keep the layout]); moves between devices come row-major.
+            array = laid_out(array, memory_order(source, memory_format, "to"))
+        elif memory_format not in (None, *_MEMORY_FORMATS):
+            memory_order(source, memory_format, "to")  # raises, naming the formats
         return make(array, dt, dev)
 
     to_copy.astype_copy = True  # type: ignore[attr-defined]  # Note [Autocast product fast path]

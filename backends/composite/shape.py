@@ -122,13 +122,17 @@ def reshape_as(self: Any, other: Any) -> Any:
 def contiguous(self: Any, *, memory_format: Any = "contiguous_format") -> Any:
     # A plug-in device's arrays may have no strides (dask, array_api_strict): row-major.
     flags = getattr(self._array, "flags", None)
-    if flags is None or flags.c_contiguous:
+    if memory_format == "contiguous_format" and (flags is None or flags.c_contiguous):
         return self
-    return core._to_copy.default(self)  # type: ignore[no-any-return]  # C-order copy
+    # A copy in that layout (Note [Copies keep the layout] in backends/composite).
+    return core._to_copy.default(self, memory_format=memory_format)  # type: ignore[no-any-return]
 
 
 def clone(self: Any, *, memory_format: Any = None) -> Any:
-    return core._to_copy.default(self)  # type: ignore[no-any-return]
+    # preserve_format by default: Note [Copies keep the layout] in backends/composite.
+    if memory_format is None:
+        return core._to_copy.default(self)  # type: ignore[no-any-return]
+    return core._to_copy.default(self, memory_format=memory_format)  # type: ignore[no-any-return]
 
 
 def tile(self: Any, dims: Any) -> Any:

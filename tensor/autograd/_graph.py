@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from backends.common import fastpaths
+from backends.composite import dense_order
 
 from . import _grad_mode
 
@@ -132,7 +133,29 @@ def _stealable(grad: Any, var: Any) -> bool:
         and grad._device is var._device  # devices are interned: one object each
         and array.shape == var._array.shape
         and array.flags.c_contiguous
+        and var._array.flags.c_contiguous  # PyTorch's layout contract: var's strides
     )
+
+
+def _clone_obeying_layout(grad: Any, var: Any) -> Any:
+    """A copy of ``grad`` laid out as PyTorch's AccumulateGrad lays a ``.grad`` out
+    (``clone_obey_contract``): with ``var``'s strides when ``var`` is dense and
+    non-overlapping (a transposed parameter gets a transposed gradient), row-major
+    otherwise; whatever layout ``grad`` has (Note [Copies keep the layout] makes copies
+    keep theirs)."""
+    array = var._array
+    flags = getattr(array, "flags", None)
+    if flags is None or flags.c_contiguous or array.ndim < 2:
+        return grad.clone(memory_format="contiguous_format")
+    order = dense_order(array.shape, tuple(s // array.itemsize for s in array.strides))
+    compact = 1
+    for d in reversed(order):  # dense and non-overlapping: the strides of that order
+        if array.shape[d] != 1 and array.strides[d] != compact * array.itemsize:
+            return grad.clone(memory_format="contiguous_format")
+        compact *= array.shape[d]
+    inverse = [order.index(d) for d in range(array.ndim)]
+    laid = grad.permute(order).clone(memory_format="contiguous_format")
+    return laid.permute(inverse)
 
 
 def _whole_view_base(grad: Any, var: Any) -> Any:
@@ -157,6 +180,7 @@ def _whole_view_base(grad: Any, var: Any) -> Any:
         and array.shape == owner.shape
         and array.strides == owner.strides
         and owner.flags.c_contiguous
+        and var._array.flags.c_contiguous  # PyTorch's layout contract: var's strides
         and owner.size > 0
     )
     # The same data pointer too: a NumPy view of ``owner`` (``array.base is owner``) lies
@@ -260,7 +284,7 @@ class AccumulateGrad(Node):
                 # Detached unless building a higher-order graph (PyTorch's rule); its own
                 # copy unless it can be stolen (Note [Stealing gradients]).
                 if enabled:
-                    var.grad = grad.clone()
+                    var.grad = _clone_obeying_layout(grad, var)
                 elif fastpaths.ENABLED and _stealable(grad, var):
                     var.grad = (
                         grad if grad.grad_fn is None and not grad.requires_grad else grad.detach()
@@ -274,7 +298,7 @@ class AccumulateGrad(Node):
                         base if base.grad_fn is None and not base.requires_grad else base.detach()
                     )
                 else:
-                    var.grad = grad.detach().clone()
+                    var.grad = _clone_obeying_layout(grad.detach(), var)
             elif enabled:
                 # Building a higher-order graph: a new tensor whose history includes both.
                 var.grad = old + grad

@@ -41,7 +41,10 @@ def _normal(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 ROWS: tuple[OpInfo, ...] = (
     OpInfo(
         "_to_copy",
-        ("_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None, bool non_blocking=False) -> Tensor",),
+        (
+            "_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None, "
+            "bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor",
+        ),
         "conversion", function=None, method=False, grad=_to_copy,
     ),
     OpInfo(
