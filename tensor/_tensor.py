@@ -36,9 +36,9 @@ from ._tensor_conversions import _rebuild as _rebuild  # pickles made before the
 # ``clone()``'s operator, looked up once (an operator object is never replaced: its
 # handles stay valid) and called through ``call1``, the entry for exactly one
 # positional tensor (Note [Specialised call paths]): ~0.5 us less than
-# ``ops.core._to_copy.default(self)``.  tensor._definitions defined it before this
+# ``ops.core.clone.default(self)``.  tensor._definitions defined it before this
 # module is imported.
-_TO_COPY = ops.core._to_copy.default
+_CLONE = ops.core.clone.default
 
 __all__ = ["Size", "Tensor", "make", "make_meta", "shared_version_counter", "wrap_number"]
 
@@ -340,12 +340,11 @@ class Tensor(TensorConversions):
         PyTorch's ``preserve_format`` lays it (a transposed tensor's copy is transposed;
         ``memory_format="contiguous_format"``: row-major).
 
-        Dispatched as ``_to_copy`` (PyTorch's ``clone`` becomes an operator of its own
-        with the shape and view operators).
+        The ``clone`` operator (its node CloneBackward0, as PyTorch's).
         """
         if memory_format is None:
-            return _TO_COPY.call1(self)  # type: ignore[no-any-return]
-        return _TO_COPY(self, memory_format=memory_format)  # type: ignore[no-any-return]
+            return _CLONE.call1(self)  # type: ignore[no-any-return]
+        return _CLONE(self, memory_format=memory_format)  # type: ignore[no-any-return]
 
     def detach(self) -> Tensor:
         """A tensor sharing this one's data, cut from autograd history."""

@@ -8,7 +8,8 @@ comes in ``register(front)`` (Note [One-way imports] in ``backends.common.fronte
   no tensor argument to dispatch on, so, as in PyTorch, its BackendSelect kernel
   reads ``device`` and redispatches to that device's backend key.
 - CompositeExplicitAutograd kernels: ``_to_copy`` (moves and converts arrays for
-  every backend pair) and the ``*_like`` factories (which call the plain factory).
+  every backend pair), ``clone`` (its copy) and the ``*_like`` factories (which call
+  the plain factory).
 - CompositeImplicitAutograd kernels: ``max.other``/``min.other`` (and their out=
   forms) are ``maximum``/``minimum``; the composites of ``shape``, ``nn`` and
   ``variants`` (``linalg`` holds the decompositions autocast runs).
@@ -210,6 +211,29 @@ def to_copy_kernel(front: FrontEnd) -> Any:
     return to_copy
 
 
+def clone_kernel(front: FrontEnd) -> Any:
+    """``clone``: ``_to_copy`` on the tensor's own device, in its dtype (called as an
+    operator: a kernel registered for it at a backend key copies); a row-major CPU
+    array copied here, as ``_to_copy``'s fast path would (Note [Copy fast path])."""
+    make = front.make
+    cpu = front.canonical_device(front.to_device("cpu"))
+
+    def clone(self: Any, *, memory_format: Any = None) -> Any:
+        if memory_format is None:
+            array = self._array
+            if (
+                self._device is cpu
+                and type(array) is ndarray
+                and fastpaths.ENABLED
+                and array.flags.c_contiguous
+            ):
+                return make(array.copy(), self._dtype, cpu)
+            return ops.core._to_copy.default(self)
+        return ops.core._to_copy.default(self, memory_format=memory_format)
+
+    return clone
+
+
 def _like(name: str) -> Any:
     factory = getattr(ops.core, name.removesuffix("_like")).default
 
@@ -289,6 +313,7 @@ def register(front: FrontEnd) -> None:
         with_keyset=True,
     )
     lib.impl("_to_copy", to_copy_kernel(front), "CompositeExplicitAutograd")
+    lib.impl("clone", clone_kernel(front), "CompositeExplicitAutograd")
     for op in front.op_table:
         if op.family == "like":
             lib.impl(op.name, _like(op.name), "CompositeExplicitAutograd")

@@ -124,15 +124,8 @@ def contiguous(self: Any, *, memory_format: Any = "contiguous_format") -> Any:
     flags = getattr(self._array, "flags", None)
     if memory_format == "contiguous_format" and (flags is None or flags.c_contiguous):
         return self
-    # A copy in that layout (Note [Copies keep the layout] in backends/composite).
-    return core._to_copy.default(self, memory_format=memory_format)  # type: ignore[no-any-return]
-
-
-def clone(self: Any, *, memory_format: Any = None) -> Any:
-    # preserve_format by default: Note [Copies keep the layout] in backends/composite.
-    if memory_format is None:
-        return core._to_copy.default(self)  # type: ignore[no-any-return]
-    return core._to_copy.default(self, memory_format=memory_format)  # type: ignore[no-any-return]
+    # PyTorch's: a clone in that layout (Note [Copies keep the layout] in backends/composite).
+    return core.clone.default(self, memory_format=memory_format)  # type: ignore[no-any-return]
 
 
 def tile(self: Any, dims: Any) -> Any:
@@ -152,7 +145,6 @@ KERNELS: dict[str, Any] = {
     "view_as": view_as,
     "reshape_as": reshape_as,
     "contiguous": contiguous,
-    "clone": clone,
     "tile": tile,
 }
 

@@ -33,6 +33,11 @@ def _to_copy(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 
 
 @saves()
+def _clone(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    return (g,)  # PyTorch's CloneBackward0: the gradient as it comes
+
+
+@saves()
 def _normal(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     # PyTorch: the mean and std of a sample get zero gradients (not "not differentiable").
     return tuple(_t(core.zeros_like(g), v) for v in (a.get("mean"), a.get("std")) if _is_tensor(v))
@@ -46,6 +51,13 @@ ROWS: tuple[OpInfo, ...] = (
             "bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor",
         ),
         "conversion", function=None, method=False, grad=_to_copy,
+    ),
+    # PyTorch's clone: a copy of its own operator (CloneBackward0), which contiguous()
+    # calls too; the same kernel as _to_copy's (Note [Copies keep the layout]).
+    OpInfo(
+        "clone",
+        ("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",),
+        "conversion", method=False, grad=_clone,
     ),
     OpInfo(
         "empty", (f"empty(SymInt[] size, *, {_FACTORY}) -> Tensor",), "factory",

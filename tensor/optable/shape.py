@@ -237,8 +237,6 @@ _COMPOSITES: tuple[OpInfo, ...] = (
         "contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
         function=None,
     ),
-    # Tensor.clone stays the class's own method (it dispatches _to_copy, as this does).
-    _composite("clone", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", method=False),
     _composite("tile", "tile(Tensor self, SymInt[] dims) -> Tensor", py="tile"),
 )  # fmt: skip
 

@@ -57,13 +57,20 @@ def _cuda_kernel(op: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _to_copy(
-    self: tt.Tensor, *, dtype: Any = None, device: Any = None, non_blocking: bool = False
+    self: tt.Tensor,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    non_blocking: bool = False,
+    memory_format: Any = None,
 ) -> tt.Tensor:
     """``_to_copy`` at CPU and CUDA: the real kernel, with moves to and from cuda as relabels."""
     target = self.device if device is None else tt.device(device)
     if self.device.type != "cuda" and target.type != "cuda":
-        return to_copy(self, dtype=dtype, device=device, non_blocking=non_blocking)
-    out = to_copy(_relabel(self, CPU), dtype=dtype)
+        return to_copy(
+            self, dtype=dtype, device=device, non_blocking=non_blocking, memory_format=memory_format
+        )
+    out = to_copy(_relabel(self, CPU), dtype=dtype, memory_format=memory_format)
     return _relabel(out, CUDA0 if target.type == "cuda" else target)  # type: ignore[no-any-return]
 
 
