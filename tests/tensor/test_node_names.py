@@ -69,7 +69,7 @@ CALLS: list[tuple[str, Callable[[Any, Any], Any], str]] = [
     ("round decimals", lambda L, x: x.round(decimals=2), "RoundBackward1"),
     ("clone", lambda L, x: x.clone(), "CloneBackward0"),
     ("contiguous", lambda L, x: x.t().contiguous(), "CloneBackward0"),
-    ("to(dtype)", lambda L, x: x.to(L.float32), "ToCopyBackward0"),
+    ("to(dtype)", lambda L, x: x.to(L.float16), "ToCopyBackward0"),
     ("expm1", lambda L, x: x.expm1(), "Expm1Backward0"),
     ("atan2", lambda L, x: L.atan2(x, x + 1), "Atan2Backward0"),
 ]
