@@ -54,50 +54,14 @@ _ndarray = np.ndarray
 def _kernel(op: Any, kind: str, position: int = 0, name: str = "") -> Any:
     """The ADInplaceOrView kernel of ``op``: ``kind`` "bump" (the written argument,
     ``position`` or keyword ``name``, gets its version bumped after the kernel below),
-    "view" or "maybe_view" (the result made a view of ``self``).  One function for the
-    three (they are the hot ones: ``p.add_(g)``, ``w.t()``), with the kernel below
-    called without ``op.below``'s frame; under DISPATCH_TRACE through it, so the hop is
-    logged."""
-    below = op.below
+    "view" or "maybe_view" (the result made a view of ``self``).  One source for the
+    three (they are the hot ones: ``p.add_(g)``, ``w.t()``) and for their entries
+    (``_entries``), with the kernel below called without ``op.below``'s frame; under
+    DISPATCH_TRACE through it, so the hop is logged."""
     traced = _callpath.TRACE
     bump = kind == "bump"
     maybe = kind == "maybe_view"
-
-    def kernel(keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
-        ks = keyset._bits & _BELOW_BITS
-        if traced:
-            out = below(ks)(*args, **kwargs)
-        else:  # ``below(ks)(*args, **kwargs)``, inline: the slot's kernel
-            state = op._state
-            slot = ks.bit_length()
-            if state.with_keyset >> slot & 1:
-                out = state.kernels[slot](_from_bits(ks), *args, **kwargs)
-            elif kwargs:
-                out = state.kernels[slot](*args, **kwargs)
-            else:
-                out = state.kernels[slot](*args)
-        if bump:
-            t = args[position] if position < len(args) else kwargs[name]
-            counter = t._version_counter
-            if counter is None:
-                t._version_counter = [1]
-            else:
-                counter[0] += 1
-            return out
-        self = args[0] if args else kwargs["self"]
-        if maybe and not (out is not self and _shares(out._array, self._array)):
-            return out
-        if type(out) is Tensor:  # mark_view, inline for the common single result
-            counter = self._version_counter
-            if counter is None:
-                counter = self._version_counter = [0]
-            base = self._base
-            out._base = base if base is not None else self
-            out._version_counter = counter
-        else:
-            mark_view(out, self)
-        return out
-
+    kernel = _factory(bump, 0, False)(op, maybe, traced, position, name)
     prefix = "inplace" if bump else "view"
     kernel.__name__ = kernel.__qualname__ = f"{prefix}_{op.name.split('::')[1].replace('.', '_')}"
     if not traced:
@@ -107,8 +71,26 @@ def _kernel(op: Any, kind: str, position: int = 0, name: str = "") -> Any:
     return kernel
 
 
-# The steps of one entry of ``_kernel``'s (``_entries``): the kernel below, then the bump
-# of the written argument or the marks of a view, as ``kernel`` takes them.
+# The steps of the kernel (``_GENERAL``: the key set, ``*args`` and ``**kwargs``) and of
+# its entries (``_ENTRY``: the key bits and the arguments): the kernel below, then the
+# bump of the written argument ``a`` or the marks of ``a``'s view.
+_GENERAL = """\
+def entry(keyset, /, *args, **kwargs):
+    ks = keyset._bits & _BELOW_BITS
+    if traced:
+        out = op.below(ks)(*args, **kwargs)
+    else:  # ``op.below(ks)(*args, **kwargs)``, inline: the slot's kernel
+        state = op._state
+        slot = ks.bit_length()
+        if state.with_keyset >> slot & 1:
+            out = state.kernels[slot](_from_bits(ks), *args, **kwargs)
+        elif kwargs:
+            out = state.kernels[slot](*args, **kwargs)
+        else:
+            out = state.kernels[slot](*args)
+    a = {written}
+{after}\
+"""
 _ENTRY = """\
 def entry(bits, {params}/):
     ks = bits & _BELOW_BITS
@@ -144,10 +126,11 @@ _VIEW = """\
 """
 
 
-# (bump, arity, keywords) -> a factory of that entry's closures over an operator, its
-# kernel and whether its view is a maybe-view: compiled once, ten in all, so that the
-# entries of the hundreds of in-place and view operators cost a closure each at import
-# (ci/bench/import_time.py).
+# (bump, arity, keywords) -> a factory of the kernel's (arity 0) or an entry's closures
+# over an operator, whether its view is a maybe-view, DISPATCH_TRACE and the written
+# argument's position and name: compiled once, a dozen in all, so that the kernels of
+# the hundreds of in-place and view operators cost closures at import (ci/bench
+# import_time.py).
 _FACTORIES: dict[tuple[bool, int, bool], Any] = {}
 
 
@@ -155,12 +138,23 @@ def _factory(bump: bool, n: int, keywords: bool) -> Any:
     key = (bump, n, keywords)
     factory = _FACTORIES.get(key)
     if factory is None:
-        names = ("a", "b", "c")
-        params = "".join(f"{x}, " for x in names[:n]) + ("kwargs, " if keywords else "")
-        forward = ", ".join(names[:n]) + (", **kwargs" if keywords else "")
         after = _BUMP.format(written="a") if bump else _VIEW
-        source = _ENTRY.format(params=params, forward=forward, after=after)
-        source = f"def factory(op, maybe):\n{textwrap.indent(source, '    ')}    return entry\n"
+        if n == 0:
+            written = (
+                "args[position] if position < len(args) else kwargs[name]"
+                if bump
+                else 'args[0] if args else kwargs["self"]'
+            )
+            source = _GENERAL.format(written=written, after=after)
+        else:
+            names = ("a", "b", "c")
+            params = "".join(f"{x}, " for x in names[:n]) + ("kwargs, " if keywords else "")
+            forward = ", ".join(names[:n]) + (", **kwargs" if keywords else "")
+            source = _ENTRY.format(params=params, forward=forward, after=after)
+        source = (
+            f"def factory(op, maybe, traced, position, name):\n"
+            f"{textwrap.indent(source, '    ')}    return entry\n"
+        )
         scope = {
             "_from_bits": _from_bits, "_BELOW_BITS": _BELOW_BITS, "_Tensor": Tensor,
             "_shares": _shares, "_mark_view": mark_view,
@@ -180,7 +174,7 @@ def _entries(op: Any, kernel: Any, bump: bool, maybe: bool, position: int) -> An
         return None, None
 
     def make(n: int, keywords: bool) -> Any:
-        fn = _factory(bump, n, keywords)(op, maybe)
+        fn = _factory(bump, n, keywords)(op, maybe, False, position, "")
         fn.__name__ = fn.__qualname__ = f"{kernel.__name__}_{n}{'k' * keywords}"
         return fn
 
