@@ -325,10 +325,6 @@ def node_class(op: OpOverload, formula: Formula) -> type[OpNode]:
 
 _NODE_CLASSES: dict[OpOverload, type[OpNode]] = {}
 
-# The overloads whose PyTorch node is not their name's first (``1 - x``: RsubBackward1),
-# as PyTorch 2.13 numbers them for the same call; the others are 0.  An overload that
-# PyTorch reaches for some of its calls only (``sum`` with and without ``dim`` is one
-# overload here, two there) keeps 0.
 # Note [Nodes numbered by the call]: operator -> (position, name, default) of the argument
 # whose value other than its default makes PyTorch's node its second (SumBackward1).
 _NUMBERED_BY = {
@@ -338,6 +334,10 @@ _NUMBERED_BY = {
     "round": (1, "decimals", 0),
 }
 
+# The overloads whose PyTorch node is not their name's first (``1 - x``: RsubBackward1),
+# as PyTorch 2.13 numbers them for the same call; the others are 0.  An overload that
+# PyTorch reaches for some of its calls only (``sum`` with and without ``dim`` is one
+# overload here, two there) is numbered by the call (``_NUMBERED_BY``).
 _NODE_NUMBER = {
     "clamp": 1,
     "copysign.Scalar": 1,
