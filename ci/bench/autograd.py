@@ -281,6 +281,79 @@ def numpy_step(d: dict[str, np.ndarray], forward: str, update: str) -> Callable[
     return step
 
 
+# -- where batch 64 is lost: single calls on the step's first layer --------------------------
+# The calls of batch 64's step that cost us more than PyTorch, on the [256, 256] weight:
+# Adam's three ternary updates and F.linear's forward.  Each next to its fewest NumPy
+# passes written by hand (what our kernels do, without the dispatcher), so the table
+# shows what no dispatcher over NumPy can win back: PyTorch makes each update one fused
+# loop, NumPy two or three passes, and OpenBLAS's ``x @ W.T`` is slower than MKL's.
+def first_layer_calls(lib: Any) -> dict[str, Callable[[], Any]]:
+    """name -> a call on the batch-64 step's first layer, written once for ``tt`` and
+    ``torch`` (``lib`` None: by hand in NumPy).  ``lerp_`` moves toward two ends in
+    turn: toward one end only, the difference would shrink into subnormals."""
+    rng = np.random.default_rng(1)
+    arrays = [rng.standard_normal((256, 256), dtype=np.float32) for _ in range(4)]
+    x_np = rng.standard_normal((64, 256), dtype=np.float32)
+    b_np = rng.standard_normal(256, dtype=np.float32)
+    if lib is None:
+        from backends.cpu._blas import axpy  # BLAS saxpy: lerp_'s fused product and sum
+
+        m, g, p, v = arrays
+        denom = np.abs(v) + 1
+        w = np.float32(0.1)
+
+        def lerp_() -> None:
+            axpy(m, g - m, w)
+            axpy(m, p - m, w)
+
+        def addcmul_() -> None:
+            t = g * 0.001
+            t *= g
+            np.add(v, t, out=v)
+
+        def addcdiv_() -> None:
+            t = m * -0.001
+            t /= denom
+            np.add(p, t, out=p)
+
+        return {
+            "m.lerp_(g, 0.1), two calls": lerp_,
+            "v.addcmul_(g, g, value=1e-3)": addcmul_,
+            "p.addcdiv_(m, denom, value=-1e-3)": addcdiv_,
+            "F.linear(x, w, b), x [64, 256], no grad": lambda: x_np @ p.T + b_np,
+        }
+    as_tensor = tt.tensor if lib is tt else (lambda a: lib.from_numpy(a.copy()))
+    m, g, p, v = (as_tensor(a.copy()) for a in arrays)
+    denom = v.abs() + 1
+    x, b = as_tensor(x_np), as_tensor(b_np)
+    linear = lib.nn.functional.linear
+    no_grad = lib.no_grad
+
+    def lerp() -> None:
+        with no_grad():
+            m.lerp_(g, 0.1)
+            m.lerp_(p, 0.1)
+
+    def addcmul() -> None:
+        with no_grad():
+            v.addcmul_(g, g, value=1e-3)
+
+    def addcdiv() -> None:
+        with no_grad():
+            p.addcdiv_(m, denom, value=-1e-3)
+
+    def forward() -> None:
+        with no_grad():
+            linear(x, p, b)
+
+    return {
+        "m.lerp_(g, 0.1), two calls": lerp,
+        "v.addcmul_(g, g, value=1e-3)": addcmul,
+        "p.addcdiv_(m, denom, value=-1e-3)": addcdiv,
+        "F.linear(x, w, b), x [64, 256], no grad": forward,
+    }
+
+
 def check_numpy_steps() -> None:
     """Each hand-written step computes what ours does: parameters after three steps agree
     (a floor that skipped work would not be a floor)."""
@@ -342,7 +415,7 @@ def main() -> None:
         if torch is not None:
             row += f"{(t[2] - t[3]) * 1e6:>9.2f}us"
         print(row)
-    print(f"\n{'step':<58}{'ours':>10}{'torch':>10}{'ratio':>8}{'NumPy':>11}{'NumPy/torch':>11}")
+    print(f"\n{'step':<58}{'ours':>10}{'torch':>10}{'ratio':>8}{'NumPy':>11}{'NumPy/torch':>12}")
     for size, shape in (
         ("64x256->256->10", (64, 256, 256, 10)),
         ("32x64->64->10", (32, 64, 64, 10)),
@@ -363,13 +436,36 @@ def main() -> None:
             row = f"{name:<58}{t[0] * 1e6:>8.0f}us"
             if torch is not None:
                 row += f"{t[2] * 1e6:>8.0f}us{t[0] / t[2]:>8.2f}"
-                row += f"{t[1] * 1e6:>9.0f}us{t[1] / t[2]:>11.2f}"
+                row += f"{t[1] * 1e6:>9.0f}us{t[1] / t[2]:>12.2f}"
             else:
-                row += f"{'-':>10}{'-':>8}{t[1] * 1e6:>9.0f}us{'-':>11}"
+                row += f"{'-':>10}{'-':>8}{t[1] * 1e6:>9.0f}us{'-':>12}"
             print(row)
+    print(
+        f"\n{'first layer of batch 64, [256, 256]':<58}{'ours':>10}{'torch':>10}{'ratio':>8}"
+        f"{'NumPy':>11}{'NumPy/torch':>12}"
+    )
+    ours_calls, numpy_calls = first_layer_calls(tt), first_layer_calls(None)
+    theirs_calls = first_layer_calls(torch) if torch is not None else {}
+    for name, fn in ours_calls.items():
+        if args.only not in name:
+            continue
+        fns = [fn, numpy_calls[name]]
+        if torch is not None:
+            fns.append(theirs_calls[name])
+        t = interleaved(fns, number * 2, rounds)
+        row = f"{name:<58}{t[0] * 1e6:>8.1f}us"
+        if torch is not None:
+            row += (
+                f"{t[2] * 1e6:>8.1f}us{t[0] / t[2]:>8.2f}{t[1] * 1e6:>9.1f}us{t[1] / t[2]:>12.2f}"
+            )
+        else:
+            row += f"{'-':>10}{'-':>8}{t[1] * 1e6:>9.1f}us{'-':>12}"
+        print(row)
     print(
         "\nsteps: ours, PyTorch's, their ratio, the spelling by hand in NumPy, its ratio to"
         " PyTorch's (the floor: no dispatcher over NumPy gets below it)"
+        "\nfirst layer: single calls that cost batch 64's steps more than PyTorch's, by hand in"
+        " NumPy in the fewest passes (one fused loop each in PyTorch)"
         "\ntargets: recorded ops <= 1.00x PyTorch and recording <= 1.0 us per op;"
         " training steps <= 1.00x PyTorch eager in every spelling"
     )

@@ -9,7 +9,8 @@ are medians.
   to PyTorch's same ratio (target: ours no larger): ``sin`` (no policy: falls
   through), 8x8 ``matmul``, ``F.linear`` and ``F.conv2d`` (lower-precision ops: two
   casts and the op in bfloat16), and a small model's forward (conv2d, relu, flatten,
-  linear, relu, linear);
+  linear, relu, linear); under the matmul row, its floor: our plain matmul plus
+  the work of NumPy's casts alone, over our plain matmul (``autocast_floor``);
 - a pass-through Python mode over the plain call, next to PyTorch's;
 - ``custom_op``: ours whose kernel returns its input, and ours whose kernel is
   ``x.clone()``, as ratios to ``torch.library.custom_op`` with the clone body minus
@@ -84,6 +85,42 @@ def autocast_cases(lib: Any) -> dict[str, Callable[[], Any]]:
     }
 
 
+def autocast_floor(
+    ours: Callable[[], Any],
+    theirs: Callable[[], Any] | None,
+    region: Callable[[], Any],
+    number: int,
+    rounds: int,
+) -> None:
+    """The floor of the 8x8 autocast matmul row: our matmul outside the region plus the
+    work NumPy needs for the region's casts (each operand rounded to bfloat16 and
+    widened back for OpenBLAS, the product rounded to bfloat16: our kernels' arithmetic,
+    whose bits the general path's bfloat16 matmul gives; or ml_dtypes' own bfloat16
+    ``dot``, the same bits at this size and slower from 16x16), over our matmul outside:
+    the ratio a dispatcher would reach whose region added nothing but NumPy's casts.
+    Measured in the same rounds as PyTorch's ratio, which it is to be compared with."""
+    import ml_dtypes
+    import numpy as np
+
+    bf16, f32 = ml_dtypes.bfloat16, np.float32
+    a, w = np.ones((8, 8), f32), np.full((8, 8), 0.5, f32)
+    fns = [
+        ours,
+        lambda: np.dot(a, w),
+        lambda: np.dot(a.astype(bf16).astype(f32), w.astype(bf16).astype(f32)).astype(bf16),
+        lambda: np.dot(a.astype(bf16), w.astype(bf16)),
+    ]
+    regions: list[Callable[[], Any] | None] = [None] * len(fns)
+    if theirs is not None:
+        fns += [theirs, theirs]
+        regions += [None, region]
+    t = interleaved(fns, number, rounds, regions=regions)
+    ratio = f"{t[5] / t[4]:>8.2f}" if theirs is not None else f"{'-':>8}"
+    for label, cast in (("widened for BLAS", t[2]), ("ml_dtypes' dot", t[3])):
+        floor = (t[0] + cast - t[1]) / t[0]
+        print(f"{'  floor: ours outside + NumPy casts (' + label + ')':<58}{floor:>8.2f}{ratio}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (CI smoke run)")
@@ -120,6 +157,8 @@ def main() -> None:
         row = f"{name + ' under autocast / outside':<58}{inside[0] / plain[0]:>8.2f}"
         row += f"{inside[1] / plain[1]:>8.2f}" if torch is not None else f"{'-':>8}"
         print(row)
+        if name == "matmul 8x8":
+            autocast_floor(fn, theirs_cases.get(name), region, number, rounds)
 
     x = tt.ones(1)
     (plain_sin,) = interleaved([lambda: tt.sin(x)], number * 10, rounds)
