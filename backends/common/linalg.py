@@ -258,6 +258,18 @@ def result_vecdot(
 # a float32 product costs ~0.13 us of the 0.35: the products of the operands themselves
 # (``tt.mm(a, b)``, ``a @ b`` of two matrices, float32 or float64) check it, with one
 # ``flags.forc`` each (C or F), and call ``dot`` only then (the product kernel's guard).
+def _small_bf16(a: Any, b: Any) -> Any:
+    """The product of two bfloat16 NumPy arrays by ml_dtypes' ``dot`` when both are
+    matrices of at most ``_SMALL_BF16`` multiply-adds (Note [Small bfloat16 products]);
+    None otherwise, and for shapes that do not multiply (the caller explains them)."""
+    if type(a) is not _np_ndarray or type(b) is not _np_ndarray or a.ndim != 2 or b.ndim != 2:
+        return None
+    m, k = a.shape
+    if k != b.shape[0] or m * k * b.shape[1] > _SMALL_BF16:
+        return None
+    return _np_dot(a, b)
+
+
 def _dot_2d(matmul: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """``matmul`` for arrays that are copies (Note [Products of widened copies])."""
 
@@ -267,6 +279,24 @@ def _dot_2d(matmul: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
         return matmul(a, b)
 
     return product
+
+
+# Note [Small bfloat16 products]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A bfloat16 matrix product computes in float32 and rounds once to bfloat16 (Note
+# [Products of widened copies]): on NumPy two widening copies, OpenBLAS's sgemm and the
+# rounding copy, ~1.8 us however small the matrices.  ml_dtypes' own ``dot`` for
+# bfloat16 arrays computes each element the same way, the exact products of bfloat16
+# numbers summed in float32 in order and the sum rounded once, in one loop without
+# copies: 0.7 us for 4x4, 1.3 us for 8x8, as fast as the copies at ~1,000
+# multiply-adds (8x16x8: 1.77 against 1.82 us) and slower past them (16x16x16: 5.1
+# against 2.0).  So matmul and mm of two bfloat16 matrices of at most ``_SMALL_BF16``
+# multiply-adds (M*K*N) on NumPy call it, on every path that computes them (the general
+# kernel, its fast path, autocast's fused product), so which path runs changes no bit.
+# OpenBLAS sums such small products in the same order (the tests compare both with a
+# float32 sum made step by step, tests/backends/test_small_bf16_products.py).  Autocast's
+# 8x8 matmul (ci/bench/layers.py): 3.85 -> ~3.4 us.
+_SMALL_BF16 = 1024
 
 
 def kernels(
@@ -296,7 +326,7 @@ def kernels(
         return same - wide.keys(), same & wide.keys()
 
     xp, finish = ns.xp, ns.finish
-    f32 = front.float32
+    f32, bf16 = front.float32, front.bfloat16
     matmul, dot, vdot = fns["matmul"], fns["dot"], fns["vdot"]
     einsum, tensordot = fns["einsum"], fns["tensordot"]
     out: dict[str, Any] = {}
@@ -354,6 +384,12 @@ def kernels(
                     try:
                         if is_direct:
                             result = fn(a, b)
+                        elif (  # Note [Small bfloat16 products]
+                            dt is bf16
+                            and small_bf16 is not None
+                            and (small := small_bf16(a, b)) is not None
+                        ):
+                            return make(small, dt, self._device)
                         else:  # copies: Note [Products of widened copies]
                             result = fn_copies(_cast(self, dt), _cast(other, dt))
                     except (ValueError, TypeError):  # shapes: the general path says why
@@ -367,6 +403,10 @@ def kernels(
                             result = asarray(result)
                         return make(result, dt, self._device)
             _, cdt, odt, dev = result_binary(front, op, self, other)
+            if cdt is bf16 and small_bf16 is not None and odt is bf16:
+                out = small_bf16(self._array, other._array)
+                if out is not None:  # Note [Small bfloat16 products]
+                    return make(out, odt, dev)
             return make(finish(fn(_cast(self, cdt), _cast(other, cdt)), odt), odt, dev)
 
         def lower_precision(bits: int, to: Any, self: Any, other: Any) -> Any:
@@ -374,29 +414,39 @@ def kernels(
             _to_copy(other, dtype=to))`` for float32 NumPy operands and a half-precision
             ``to``, without the two intermediate tensors: each operand rounded to ``to``
             (the copy kernel's ``astype``), widened back for the product (the fast
-            path's ``_cast``), the product rounded to ``to`` once.  None: the caller
-            takes the general way."""
-            pair = halves.get(to)  # (its NumPy dtype, its wide one's); None: not widened
-            if (
-                pair is None
-                or type(self) is not tensor_type
-                or type(other) is not tensor_type
-                or self._dtype is not f32
-                or other._dtype is not f32
-                or self._device is not other._device
-                or not fastpaths.ENABLED
+            path's ``_cast``), the product rounded to ``to`` once; small bfloat16
+            matrices by ml_dtypes' ``dot`` (Note [Small bfloat16 products]).  None: the
+            caller takes the general way.  Its one caller, autocast's fused product,
+            has read ``fastpaths.ENABLED``."""
+            if not (
+                type(self) is tensor_type is type(other)
+                and self._dtype is f32 is other._dtype
+                and self._device is other._device
             ):
                 return None
             a, b = self._array, other._array
-            if type(a) is not ndarray or type(b) is not ndarray:
+            if not type(a) is ndarray is type(b):
                 return None
-            half, wide_np = pair
-            if numpy_gemm and a.ndim == 2 and b.ndim == 2:  # _dot_2d's case, without its frame
+            if numpy_gemm and a.ndim == 2 == b.ndim:  # _dot_2d's case, without its frame
+                if to is bf16 and small_bf16 is not None and a.size * b.shape[1] <= _SMALL_BF16:
+                    try:  # Note [Small bfloat16 products]
+                        result = _np_dot(a.astype(bf16_np), b.astype(bf16_np))
+                    except ValueError:  # shapes: the general path says why
+                        return None
+                    return make(result, to, self._device)
+                pair = halves.get(to)  # (its NumPy dtype, its wide one's); None: not widened
+                if pair is None:
+                    return None
+                half, wide_np = pair
                 try:
                     result = _np_dot(a.astype(half).astype(wide_np), b.astype(half).astype(wide_np))
                 except ValueError:  # shapes: the general path says why
                     return None
                 return make(result.astype(half), to, self._device)
+            pair = halves.get(to)
+            if pair is None:
+                return None
+            half, wide_np = pair
             if not ((a.ndim and b.ndim) if any_rank else (a.ndim == rank_a and b.ndim == rank_b)):
                 return None
             try:
@@ -410,6 +460,8 @@ def kernels(
         halves = {to: (to.numpy_dtype, wide[to].numpy_dtype) for to in widened}
         # Note [Products of widened copies]: matmul and mm on NumPy.
         numpy_gemm = ndarray is _np_ndarray and name in ("matmul", "mm")
+        small_bf16 = _small_bf16 if numpy_gemm and bf16 in widened else None
+        bf16_np = bf16.numpy_dtype
         fn_copies = _dot_2d(fn) if numpy_gemm else fn
         dot_dtypes = {front.float32, front.float64} if numpy_gemm else set()
         kernel = rename(kernel, name, ns)
