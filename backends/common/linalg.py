@@ -258,18 +258,6 @@ def result_vecdot(
 # a float32 product costs ~0.13 us of the 0.35: the products of the operands themselves
 # (``tt.mm(a, b)``, ``a @ b`` of two matrices, float32 or float64) check it, with one
 # ``flags.forc`` each (C or F), and call ``dot`` only then (the product kernel's guard).
-def _small_bf16(a: Any, b: Any) -> Any:
-    """The product of two bfloat16 NumPy arrays by ml_dtypes' ``dot`` when both are
-    matrices of at most ``_SMALL_BF16`` multiply-adds (Note [Small bfloat16 products]);
-    None otherwise, and for shapes that do not multiply (the caller explains them)."""
-    if type(a) is not _np_ndarray or type(b) is not _np_ndarray or a.ndim != 2 or b.ndim != 2:
-        return None
-    m, k = a.shape
-    if k != b.shape[0] or m * k * b.shape[1] > _SMALL_BF16:
-        return None
-    return _np_dot(a, b)
-
-
 def _dot_2d(matmul: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """``matmul`` for arrays that are copies (Note [Products of widened copies])."""
 
@@ -293,10 +281,23 @@ def _dot_2d(matmul: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
 # against 2.0).  So matmul and mm of two bfloat16 matrices of at most ``_SMALL_BF16``
 # multiply-adds (M*K*N) on NumPy call it, on every path that computes them (the general
 # kernel, its fast path, autocast's fused product), so which path runs changes no bit.
-# OpenBLAS sums such small products in the same order (the tests compare both with a
-# float32 sum made step by step, tests/backends/test_small_bf16_products.py).  Autocast's
-# 8x8 matmul (ci/bench/layers.py): 3.85 -> ~3.4 us.
+# tests/backends/test_small_bf16_products.py checks each path against that sum made step
+# by step in NumPy.  (The widened product gave the same bits on 3,000 random shapes of
+# this size here: OpenBLAS sums small matrices in order too.)  Autocast's 8x8 matmul
+# (ci/bench/layers.py): 3.85 -> 3.6-3.7 us.
 _SMALL_BF16 = 1024
+
+
+def _small_bf16(a: Any, b: Any) -> Any:
+    """The product of two bfloat16 NumPy arrays by ml_dtypes' ``dot`` when both are
+    matrices of at most ``_SMALL_BF16`` multiply-adds (Note [Small bfloat16 products]);
+    None otherwise, and for shapes that do not multiply (the caller explains them)."""
+    if type(a) is not _np_ndarray or type(b) is not _np_ndarray or a.ndim != 2 or b.ndim != 2:
+        return None
+    m, k = a.shape
+    if k != b.shape[0] or m * k * b.shape[1] > _SMALL_BF16:
+        return None
+    return _np_dot(a, b)
 
 
 def kernels(
