@@ -15,7 +15,8 @@ Issue 5 adds boolean-mask indexing, ``cat`` of ten small tensors and
 ``cross_entropy`` (64 x 10), each with a target of 1.0x PyTorch eager, and a
 conv2d (batch 8, 3 -> 16 channels, 32x32, 3x3) with a target of 2.0x.  The
 optimizers' in-place updates (``p.add_(g, alpha=-lr)``, ``m.lerp_(g, 0.1)``) are
-shown beside NumPy's two-step spellings and PyTorch's, without a target.
+shown beside NumPy's two-step spellings and PyTorch's, without a target, and so is
+``F.linear`` at batches of 2 to 64 (an ``nn.Linear``-style [out, in] weight).
 """
 
 from __future__ import annotations
@@ -171,6 +172,32 @@ def update_rows(number: int, rounds: int) -> None:
             print(line)
 
 
+def linear_rows(number: int, rounds: int) -> None:
+    """``F.linear`` on float32 with an ``nn.Linear``-style [out, in] weight, no grad, at
+    small batches (no target of its own): ours, NumPy's ``x @ w.T + b``, PyTorch's.
+    Note [Small batches against a row-major weight] turns batches of 2-32 around."""
+    for batch, features in ((2, 1024), (8, 256), (8, 1024), (32, 256), (64, 256)):
+        rng = np.random.default_rng(9)
+        x0 = rng.standard_normal((batch, features), dtype=np.float32)
+        w0 = rng.standard_normal((features, features), dtype=np.float32)
+        b0 = rng.standard_normal(features, dtype=np.float32)
+        x, w, b = tt.from_numpy(x0), tt.from_numpy(w0), tt.from_numpy(b0)
+        fns = [
+            lambda x=x, w=w, b=b: tt.nn.functional.linear(x, w, b),
+            lambda x0=x0, w0=w0, b0=b0: x0 @ w0.T + b0,
+        ]
+        if torch is not None:
+            tx, tw, tb = (torch.from_numpy(a) for a in (x0, w0, b0))
+            fns.append(lambda tx=tx, tw=tw, tb=tb: torch.nn.functional.linear(tx, tw, tb))
+        calls = max(1, number * 64 // (batch * features))
+        t = best(fns, calls, rounds)
+        name = f"F.linear batch {batch}, {features}->{features}"
+        line = f"{name:<34}{t[0] * 1e6:>9.3f}us{t[1] * 1e6:>9.3f}us{t[0] / t[1]:>8.2f}"
+        if torch is not None:
+            line += f"{t[2] * 1e6:>9.3f}us{t[0] / t[2]:>8.2f}"
+        print(line)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (CI smoke run)")
@@ -186,6 +213,7 @@ def main() -> None:
         tiny_rows(n, tiny_number, rounds, failures)
     issue5_rows(tiny_number // 5, rounds, failures)
     update_rows(tiny_number // 10, rounds)
+    linear_rows(tiny_number // 10, rounds)
 
     big = np.random.default_rng(2).random(4_000_000, dtype=np.float32)
     big2 = np.random.default_rng(3).random(4_000_000, dtype=np.float32)

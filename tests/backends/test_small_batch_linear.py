@@ -1,0 +1,107 @@
+"""Note [Small batches against a row-major weight]: addmm of ``x`` [M, K] and a
+transposed row-major weight (F.linear's ``x @ w.t() + b``) with 2 <= M <= 32 and
+M * N >= 2048 computes ``(w @ x.T).T``.  Both sides of the guard: the fast path against
+the general path (which takes the same turn), both against NumPy's direct product
+bit for bit, and against PyTorch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tensor as tt
+import tensor.nn.functional as F
+from backends.common import fastpaths
+from backends.common.linalg import _BATCH_OUTPUTS, _BATCH_RANGE, _small_batch_product
+from tests.backends.fastpath_support import assert_same, torch
+
+_SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 3e38, 1e-40])
+
+
+@st.composite
+def linear_args(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """x [M, K], w [N, K], a bias (``[N]``, ``[M, N]``, ``[1, N]`` or ``[M, 1]``) and
+    its kind; M and N on both sides of the guard's bounds, K from 0."""
+    m = draw(st.sampled_from([1, 2, 3, 8, 31, 32, 33, 40]))
+    n = draw(
+        st.sampled_from([1, 10, 63, 64, 65])
+        | st.integers(_BATCH_OUTPUTS // m - 2, _BATCH_OUTPUTS // m + 2).filter(lambda v: v > 0)
+    )
+    k = draw(st.sampled_from([0, 1, 7, 64, 300]))
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    x = rng.standard_normal((m, k)).astype(dtype)
+    w = rng.standard_normal((n, k)).astype(dtype)
+    if draw(st.booleans()) and x.size:
+        x.flat[rng.integers(0, x.size, 2)] = rng.choice(_SPECIAL, 2)
+    kind = draw(st.sampled_from(["[N]", "[M, N]", "[1, N]", "[M, 1]"]))
+    shape = {"[N]": (n,), "[M, N]": (m, n), "[1, N]": (1, n), "[M, 1]": (m, 1)}[kind]
+    bias = rng.standard_normal(shape).astype(dtype)
+    return x, w, bias, kind
+
+
+def _calls(x: tt.Tensor, w: tt.Tensor, b: tt.Tensor, kind: str) -> list[tt.Tensor]:
+    out = [tt.addmm(b, x, w.t())]
+    if kind == "[N]":
+        out.append(F.linear(x, w, b))
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(args=linear_args())
+def test_small_batch_linear_both_ways(args: tuple[np.ndarray, np.ndarray, np.ndarray, str]) -> None:
+    x_np, w_np, b_np, kind = args
+    x, w, b = tt.tensor(x_np), tt.tensor(w_np), tt.tensor(b_np)
+    fast = _calls(x, w, b, kind)
+    with fastpaths.disabled():
+        general = _calls(x, w, b, kind)
+    with np.errstate(all="ignore"):
+        direct = x_np @ w_np.T + b_np  # NumPy's own spelling, untouched by the turn
+    for f, g in zip(fast, general, strict=True):
+        assert_same(f, g)
+        assert f.is_contiguous()
+        np.testing.assert_array_equal(f.numpy(), direct)
+
+
+def test_guard_bounds() -> None:
+    """The turn is taken exactly inside the bounds, for C-contiguous ``x`` and a
+    transposed row-major weight; the product it returns transposes to ``x @ w.T``."""
+    lo, hi = _BATCH_RANGE
+    rng = np.random.default_rng(0)
+    for m, n, taken in (
+        (lo - 1, 4096, False),
+        (lo, _BATCH_OUTPUTS // lo, True),
+        (lo, _BATCH_OUTPUTS // lo - 1, False),
+        (hi, _BATCH_OUTPUTS // hi, True),
+        (hi + 1, 4096, False),
+    ):
+        x = rng.standard_normal((m, 16)).astype(np.float32)
+        w = rng.standard_normal((n, 16)).astype(np.float32)
+        turned = _small_batch_product(x, w.T)
+        assert (turned is not None) is taken, (m, n)
+        if taken:
+            np.testing.assert_array_equal(turned.T, x @ w.T)
+    x = rng.standard_normal((8, 16)).astype(np.float32)
+    w = rng.standard_normal((512, 16)).astype(np.float32)
+    assert _small_batch_product(np.asfortranarray(x), w.T) is None  # x not row-major
+    assert _small_batch_product(x, np.ascontiguousarray(w.T)) is None  # weight not transposed
+    assert _small_batch_product(x.astype(np.int64), w.T.astype(np.int64)) is None
+    assert _small_batch_product(x, w.T.astype(np.float64)) is None  # dtypes differ
+
+
+def test_against_pytorch() -> None:
+    if torch is None:
+        pytest.skip("PyTorch is not installed: nothing to compare with")
+    rng = np.random.default_rng(2)
+    for m, n, k in ((2, 1024, 64), (8, 256, 256), (32, 64, 64), (16, 300, 5)):
+        x = rng.standard_normal((m, k)).astype(np.float32)
+        w = rng.standard_normal((n, k)).astype(np.float32)
+        b = rng.standard_normal(n).astype(np.float32)
+        ours = F.linear(tt.tensor(x), tt.tensor(w), tt.tensor(b)).numpy()
+        theirs = torch.nn.functional.linear(
+            torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b)
+        ).numpy()
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5 * np.sqrt(k))
