@@ -308,33 +308,44 @@ def _small_bf16(a: Any, b: Any) -> Any:
 # and for a small batch that costs more than the product: on the development machine
 # (OpenBLAS 0.3.31, one thread) batch 8, 256 -> 256 took 64 us against PyTorch's 19.
 # The same gemm with the two exchanged, ``w @ x.T`` (an [N, M] product, M the packed
-# dimension), then transposed into place, took 0.34-0.79x the direct call's time for
-# batches of 2 to 32 whenever M * N >= 2048 (features, inputs 64-4096: batch 8, 256 ->
-# 256, 33 us; batch 2, 1024 -> 1024, 0.34x); batch 1 and batch 64 gained nothing
-# either way (0.8-1.15x), smaller products lost the transposing copy.  Each element is
-# the same dot product summed in the same order, so the two give the same bits
-# (tests/backends/test_small_batch_linear.py compares them, and the fast path with the
-# general one, which takes the same turn).  Bias added in the transposing pass.
-_BATCH_RANGE = (2, 32)
-_BATCH_OUTPUTS = 2048  # M * N at least
-_BATCH_MIN_N = _BATCH_OUTPUTS // _BATCH_RANGE[1]  # so N at least 64
+# dimension), then transposed into place with the bias added in the same pass, took
+# (time over the direct call's; ci/bench/ops.py shows F.linear at batches 2-64):
+# - batches of 2-32, K >= 64, M * N >= 2048, and N or K at least 128: 0.34-0.91x
+#   (batch 2, 1024 -> 1024: 0.34x; batch 8, 256 -> 256: 0.54x; batch 32, 256 -> 64:
+#   0.88x; batch 32, 64 -> 64, left out: 1.00-1.03x);
+# - batches of 33-64, N >= 128 and K >= 256: 0.65-0.95x (batch 64, 256 -> 256: 0.93x);
+# and lost elsewhere: batch 1 (equal), K of 4-16 (up to 1.65x: the transposing copy
+# outweighs a short product), batch 64 with K = 128 (1.02x), batches of 96-128 (0.87-
+# 1.29x).  Each element is the same dot product summed in the same order, so the two
+# give the same bits (tests/backends/test_small_batch_linear.py compares them, and the
+# fast path with the general one, which takes the same turn).
+_BATCH_MIN_N = 64  # N below it never turns (the one test tiny products pay)
 _BLAS_FLOATS = (_numpy.dtype(_numpy.float32), _numpy.dtype(_numpy.float64))
+
+
+def _turns(m: int, k: int, n: int) -> bool:
+    """Whether an [m, k] @ [k, n] product against a row-major weight is computed turned
+    (Note [Small batches against a row-major weight])."""
+    if k < 64 or not 2 <= m <= 64 or m * n < 2048:
+        return False
+    if m <= 32:
+        return n >= 128 or k >= 128
+    return n >= 128 and k >= 256
 
 
 def _small_batch_product(a: Any, b: Any) -> Any:
     """Note [Small batches against a row-major weight]: for NumPy matrices ``a`` [M, K]
     (C-contiguous, float32 or float64) and ``b`` [K, N] (F-contiguous: a row-major
-    [N, K] matrix transposed) of one dtype with 2 <= M <= 32 and M * N >= 2048, the
-    [N, M] product ``b.T @ a.T``, whose transpose is ``a @ b``; None otherwise (and for
-    shapes that do not multiply: the caller's product explains them)."""
+    [N, K] matrix transposed) of one dtype whose shapes ``_turns``, the [N, M] product
+    ``b.T @ a.T``, whose transpose is ``a @ b``; None otherwise (and for shapes that do
+    not multiply: the caller's product explains them)."""
     if type(a) is not _np_ndarray or type(b) is not _np_ndarray or a.ndim != 2 or b.ndim != 2:
         return None
-    m = a.shape[0]
-    if not _BATCH_RANGE[0] <= m <= _BATCH_RANGE[1] or m * b.shape[1] < _BATCH_OUTPUTS:
+    m, k = a.shape
+    if k != b.shape[0] or not _turns(m, k, b.shape[1]):
         return None
     if (
-        a.shape[1] != b.shape[0]
-        or a.dtype not in _BLAS_FLOATS
+        a.dtype not in _BLAS_FLOATS
         or b.dtype != a.dtype
         or not a.flags.c_contiguous
         or not b.flags.f_contiguous

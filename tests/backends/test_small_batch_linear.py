@@ -1,8 +1,8 @@
 """Note [Small batches against a row-major weight]: addmm of ``x`` [M, K] and a
-transposed row-major weight (F.linear's ``x @ w.t() + b``) with 2 <= M <= 32 and
-M * N >= 2048 computes ``(w @ x.T).T``.  Both sides of the guard: the fast path against
-the general path (which takes the same turn), both against NumPy's direct product
-bit for bit, and against PyTorch.
+transposed row-major weight (F.linear's ``x @ w.t() + b``) computes ``(w @ x.T).T``
+for the shapes ``_turns`` names.  Both sides of each of its bounds: the fast path
+against the general path (which takes the same turn), both against NumPy's direct
+product bit for bit, and against PyTorch.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import tensor as tt
 import tensor.nn.functional as F
 from backends.common import fastpaths
-from backends.common.linalg import _BATCH_OUTPUTS, _BATCH_RANGE, _small_batch_product
+from backends.common.linalg import _small_batch_product, _turns
 from tests.backends.fastpath_support import assert_same, torch
 
 _SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 3e38, 1e-40])
@@ -24,13 +24,10 @@ _SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 3e38, 1e-40])
 @st.composite
 def linear_args(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
     """x [M, K], w [N, K], a bias (``[N]``, ``[M, N]``, ``[1, N]`` or ``[M, 1]``) and
-    its kind; M and N on both sides of the guard's bounds, K from 0."""
-    m = draw(st.sampled_from([1, 2, 3, 8, 31, 32, 33, 40]))
-    n = draw(
-        st.sampled_from([1, 10, 63, 64, 65])
-        | st.integers(_BATCH_OUTPUTS // m - 2, _BATCH_OUTPUTS // m + 2).filter(lambda v: v > 0)
-    )
-    k = draw(st.sampled_from([0, 1, 7, 64, 300]))
+    its kind; M, K and N on both sides of each of ``_turns``'s bounds."""
+    m = draw(st.sampled_from([1, 2, 3, 8, 31, 32, 33, 40, 64, 65]))
+    n = draw(st.sampled_from([1, 10, 63, 64, 65, 127, 128, 200]))
+    k = draw(st.sampled_from([0, 1, 7, 63, 64, 127, 128, 255, 256]))
     dtype = draw(st.sampled_from([np.float32, np.float64]))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     x = rng.standard_normal((m, k)).astype(dtype)
@@ -67,36 +64,49 @@ def test_small_batch_linear_both_ways(args: tuple[np.ndarray, np.ndarray, np.nda
 
 
 def test_guard_bounds() -> None:
-    """The turn is taken exactly inside the bounds, for C-contiguous ``x`` and a
-    transposed row-major weight; the product it returns transposes to ``x @ w.T``."""
-    lo, hi = _BATCH_RANGE
+    """``_turns`` on both sides of each bound the Note measured, and the product turned
+    only for C-contiguous ``x`` and a transposed row-major weight of one float dtype;
+    its transpose is ``x @ w.T``."""
+    cases = {  # (m, k, n): turned
+        (1, 256, 4096): False,  # batch 1
+        (2, 64, 1024): True,
+        (2, 63, 1024): False,  # K below 64
+        (2, 64, 1023): False,  # M * N below 2048
+        (32, 64, 128): True,
+        (32, 128, 64): True,
+        (32, 64, 64): False,  # neither N nor K 128
+        (32, 128, 63): False,
+        (33, 256, 128): True,  # batches of 33-64: N >= 128 and K >= 256
+        (33, 255, 128): False,
+        (64, 256, 127): False,
+        (64, 256, 256): True,
+        (65, 1024, 1024): False,  # past batch 64
+    }
     rng = np.random.default_rng(0)
-    for m, n, taken in (
-        (lo - 1, 4096, False),
-        (lo, _BATCH_OUTPUTS // lo, True),
-        (lo, _BATCH_OUTPUTS // lo - 1, False),
-        (hi, _BATCH_OUTPUTS // hi, True),
-        (hi + 1, 4096, False),
-    ):
-        x = rng.standard_normal((m, 16)).astype(np.float32)
-        w = rng.standard_normal((n, 16)).astype(np.float32)
+    for (m, k, n), taken in cases.items():
+        assert _turns(m, k, n) is taken, (m, k, n)
+        x = rng.standard_normal((m, k)).astype(np.float32)
+        w = rng.standard_normal((n, k)).astype(np.float32)
         turned = _small_batch_product(x, w.T)
-        assert (turned is not None) is taken, (m, n)
+        assert (turned is not None) is taken, (m, k, n)
         if taken:
             np.testing.assert_array_equal(turned.T, x @ w.T)
-    x = rng.standard_normal((8, 16)).astype(np.float32)
-    w = rng.standard_normal((512, 16)).astype(np.float32)
+    x = rng.standard_normal((8, 64)).astype(np.float32)
+    w = rng.standard_normal((512, 64)).astype(np.float32)
+    assert _small_batch_product(x, w.T) is not None
     assert _small_batch_product(np.asfortranarray(x), w.T) is None  # x not row-major
     assert _small_batch_product(x, np.ascontiguousarray(w.T)) is None  # weight not transposed
     assert _small_batch_product(x.astype(np.int64), w.T.astype(np.int64)) is None
     assert _small_batch_product(x, w.T.astype(np.float64)) is None  # dtypes differ
+    short = rng.standard_normal((512, 63)).astype(np.float32)
+    assert _small_batch_product(x, short.T) is None  # shapes that do not multiply
 
 
 def test_against_pytorch() -> None:
     if torch is None:
         pytest.skip("PyTorch is not installed: nothing to compare with")
     rng = np.random.default_rng(2)
-    for m, n, k in ((2, 1024, 64), (8, 256, 256), (32, 64, 64), (16, 300, 5)):
+    for m, n, k in ((2, 1024, 64), (8, 256, 256), (32, 64, 64), (64, 256, 256), (16, 300, 5)):
         x = rng.standard_normal((m, k)).astype(np.float32)
         w = rng.standard_normal((n, k)).astype(np.float32)
         b = rng.standard_normal(n).astype(np.float32)
