@@ -247,7 +247,14 @@ NUMPY_UPDATES = {
 
 def numpy_step(d: dict[str, np.ndarray], forward: str, update: str) -> Callable[[], None]:
     """``make_step``'s step written by hand in NumPy; ``step.params`` its parameters."""
+    from backends.common.linalg import _small_batch_product
     from backends.common.ternary import mask_zero_fn  # Note [Masking by bits]
+
+    def linear_by_hand(a: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``a @ w.T + b``, row-major, turned where our kernels turn it (Note [Small
+        batches against a row-major weight]: the faster spelling where it applies)."""
+        turned = _small_batch_product(a, w.T)
+        return a @ w.T + b if turned is None else np.add(turned.T, b, order="C")
 
     x, y = d["x"], d["y"]
     linear = forward == "F.linear"
@@ -262,9 +269,9 @@ def numpy_step(d: dict[str, np.ndarray], forward: str, update: str) -> Callable[
 
     def step() -> None:
         w1, b1, w2, b2 = params
-        h = (x @ w1.T if linear else x @ w1) + b1
+        h = linear_by_hand(x, w1, b1) if linear else x @ w1 + b1
         r = np.maximum(h, zeros)
-        z = (r @ w2.T if linear else r @ w2) + b2
+        z = linear_by_hand(r, w2, b2) if linear else r @ w2 + b2
         e = np.exp(z - z.max(axis=1, keepdims=True))
         p = e / e.sum(axis=1, keepdims=True)
         p[rows, y] -= 1
@@ -320,7 +327,9 @@ def first_layer_calls(lib: Any) -> dict[str, Callable[[], Any]]:
             "m.lerp_(g, 0.1), two calls": lerp_,
             "v.addcmul_(g, g, value=1e-3)": addcmul_,
             "p.addcdiv_(m, denom, value=-1e-3)": addcdiv_,
-            "F.linear(x, w, b), x [64, 256], no grad": lambda: x_np @ p.T + b_np,
+            "F.linear(x, w, b), x [64, 256], no grad": lambda: np.add(
+                np.dot(p, x_np.T).T, b_np, order="C"
+            ),  # Note [Small batches against a row-major weight]
         }
     as_tensor = tt.tensor if lib is tt else (lambda a: lib.from_numpy(a.copy()))
     m, g, p, v = (as_tensor(a.copy()) for a in arrays)
