@@ -302,8 +302,9 @@ def _small_bf16(a: Any, b: Any) -> Any:
 
 # Note [Small batches against a row-major weight]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# F.linear's product is ``x @ w.t()`` (addmm's ``mat2``): ``x`` [M, K] and the weight
-# [N, K] both row-major, K contiguous in both.  OpenBLAS computes it as its transposed
+# F.linear's product is ``x @ w.t()`` (addmm's ``mat2``, or mm's without a bias; users
+# write ``x @ w.T``): ``x`` [M, K] and the weight [N, K] both row-major, K contiguous in
+# both.  OpenBLAS computes it as its transposed
 # gemm with the N output features as the dimension it packs by a transposing gather,
 # and for a small batch that costs more than the product: on the development machine
 # (OpenBLAS 0.3.31, one thread) batch 8, 256 -> 256 took 64 us against PyTorch's 19.
@@ -318,7 +319,10 @@ def _small_bf16(a: Any, b: Any) -> Any:
 # outweighs a short product), batch 64 with K = 128 (1.02x), batches of 96-128 (0.87-
 # 1.29x).  Each element is the same dot product summed in the same order, so the two
 # give the same bits (tests/backends/test_small_batch_linear.py compares them, and the
-# fast path with the general one, which takes the same turn).
+# fast path with the general one, which takes the same turn; float32 and float64 only:
+# half-precision products multiply widened copies, unturned on both paths).  addmm,
+# and mm and matmul of two matrices: their test for an F-contiguous ``mat2`` costs a
+# plain 4x4 mm ~20 ns, and a tiny bias-free F.linear (whose weight is one) ~0.1 us.
 _BATCH_MIN_N = 64  # N below it never turns (the one test tiny products pay)
 _BLAS_FLOATS = (_numpy.dtype(_numpy.float32), _numpy.dtype(_numpy.float64))
 
@@ -420,9 +424,15 @@ def kernels(
                     and a.ndim == 2
                     and b.ndim == 2
                     and a.flags.forc
-                    and b.flags.forc
+                    and (b_flags := b.flags).forc
                 ):
                     try:
+                        if (  # Note [Small batches against a row-major weight]
+                            b_flags.f_contiguous  # a transposed weight: the test a plain mm pays
+                            and b.shape[1] >= _BATCH_MIN_N
+                            and (turned := _small_batch_product(a, b)) is not None
+                        ):
+                            return make(_numpy.ascontiguousarray(turned.T), dt, self._device)
                         return make(_np_dot(a, b), dt, self._device)
                     except ValueError:  # shapes: the general path says why
                         pass
@@ -462,7 +472,11 @@ def kernels(
                 out = small_bf16(self._array, other._array)
                 if out is not None:  # Note [Small bfloat16 products]
                     return make(out, odt, dev)
-            return make(finish(fn(_cast(self, cdt), _cast(other, cdt)), odt), odt, dev)
+            a, b = _cast(self, cdt), _cast(other, cdt)
+            if cdt in dot_dtypes and (turned := _small_batch_product(a, b)) is not None:
+                # Note [Small batches against a row-major weight]
+                return make(finish(_numpy.ascontiguousarray(turned.T), odt), odt, dev)
+            return make(finish(fn(a, b), odt), odt, dev)
 
         def lower_precision(bits: int, to: Any, self: Any, other: Any) -> Any:
             """Note [Autocast product fast path]: ``kernel(_to_copy(self, dtype=to),
@@ -535,6 +549,7 @@ def kernels(
     # The product of addmm's float32 copies (Note [Products of widened copies]).
     copies_product = _np_dot if ndarray is _np_ndarray else fn_matmul
     numpy_arrays = ndarray is _np_ndarray
+    blas_floats = (front.float32, front.float64)
     addmm_op = op_info("addmm")
     addmm_direct, addmm_widened = _fast_dtypes(addmm_op)
 
@@ -586,7 +601,8 @@ def kernels(
         if mat1._array.shape[1:] != (0,):  # an empty product ignores them: as PyTorch's
             beta, alpha = scalars_addmm(mat1._dtype, beta, alpha)
         a, b = _cast(mat1, cdt), _cast(mat2, cdt)
-        turned = _small_batch_product(a, b) if numpy_arrays else None
+        # As the fast path: float32 and float64, not the widened copies.
+        turned = _small_batch_product(a, b) if numpy_arrays and cdt in blas_floats else None
         if turned is not None:  # Note [Small batches against a row-major weight]
             prod = _numpy.ascontiguousarray(turned.T)
         else:

@@ -1,6 +1,6 @@
-"""Note [Small batches against a row-major weight]: addmm of ``x`` [M, K] and a
-transposed row-major weight (F.linear's ``x @ w.t() + b``) computes ``(w @ x.T).T``
-for the shapes ``_turns`` names.  Both sides of each of its bounds: the fast path
+"""Note [Small batches against a row-major weight]: addmm, mm and matmul of ``x`` [M, K]
+and a transposed row-major weight (F.linear's ``x @ w.t() + b``, ``x @ w.T``) compute
+``(w @ x.T).T`` for the shapes ``_turns`` names.  Both sides of each of its bounds: the fast path
 against the general path (which takes the same turn), both against NumPy's direct
 product bit for bit, and against PyTorch.
 """
@@ -61,6 +61,45 @@ def test_small_batch_linear_both_ways(args: tuple[np.ndarray, np.ndarray, np.nda
         assert_same(f, g)
         assert f.is_contiguous()
         np.testing.assert_array_equal(f.numpy(), direct)
+
+
+@settings(max_examples=150, deadline=None)
+@given(args=linear_args())
+def test_small_batch_products_both_ways(
+    args: tuple[np.ndarray, np.ndarray, np.ndarray, str],
+) -> None:
+    """The products without a bias (``F.linear(x, w)``, ``x @ w.T``, ``mm``) turn too."""
+    x_np, w_np, _, _ = args
+    x, w = tt.tensor(x_np), tt.tensor(w_np)
+
+    def calls() -> list[tt.Tensor]:
+        return [F.linear(x, w), x @ w.T, tt.mm(x, w.t()), tt.matmul(x, w.t())]
+
+    fast = calls()
+    with fastpaths.disabled():
+        general = calls()
+    with np.errstate(all="ignore"):
+        direct = x_np @ w_np.T
+    for f, g in zip(fast, general, strict=True):
+        assert_same(f, g)
+        assert f.is_contiguous()
+        np.testing.assert_array_equal(f.numpy(), direct)
+
+
+@settings(max_examples=60, deadline=None)
+@given(args=linear_args(), half=st.sampled_from([tt.bfloat16, tt.float16]))
+def test_half_precision_takes_no_turn_either_way(
+    args: tuple[np.ndarray, np.ndarray, np.ndarray, str], half: tt.dtype
+) -> None:
+    """Half-precision products multiply widened copies on both paths, unturned: the
+    fast path and the general one agree."""
+    x_np, w_np, b_np, kind = args
+    x, w, b = (tt.tensor(a.astype(np.float32)).to(half) for a in (x_np, w_np, b_np))
+    fast = [*_calls(x, w, b, kind), x @ w.T]
+    with fastpaths.disabled():
+        general = [*_calls(x, w, b, kind), x @ w.T]
+    for f, g in zip(fast, general, strict=True):
+        assert_same(f, g)
 
 
 def test_guard_bounds() -> None:
