@@ -313,9 +313,13 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
             that; None: it cannot, and the caller keeps the two-step formula."""
             if not abs(w) < _FUSED_LERP_BOUND:
                 return None
+            try:
+                diff = e - x
+            except ValueError:  # shapes that do not broadcast: the general path says why
+                return None
             if abs(w) < 0.5:
-                return fused_add(x, e - x, w)
-            return fused_add(e, e - x, w - 1)
+                return fused_add(x, diff, w)
+            return fused_add(e, diff, w - 1)
 
         def lerp_fast(self: Any, end: Any, weight: Any) -> bool:
             """Note [Optimizer fast paths]' guard for lerp."""
@@ -364,12 +368,34 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
             anything else ``general(self, end, weight)``, the in-place kernel's general way."""
 
             def kernel(self: Any, end: Any, weight: Any) -> Any:
-                if type(self) is tensor_type and lerp_fast(self, end, weight):
-                    dt = self._dtype
+                if (  # lerp_fast's guard, inline (Adam's step calls this per parameter)
+                    type(self) is tensor_type
+                    and type(end) is tensor_type
+                    and (type(weight) is float or type(weight) is int)
+                    and (dt := self._dtype) in lerp_direct
+                    and end._dtype is dt
+                    and end._device is self._device
+                    and fastpaths.ENABLED
+                ):
                     x, e = self._array, end._array
                     if type(x) is _numpy.ndarray and e.shape == x.shape and x.flags.writeable:
                         if x.base is not None or e.base is not None:
                             overlap.check_in_place("lerp_", x, e)
+                        if (
+                            fused_add is not None
+                            and type(weight) is float
+                            and (1e-30 < weight < 0.49 or -0.49 < weight < -1e-30)
+                        ):
+                            # Adam's weight (1 - beta1): inside +-0.49 it stays inside
+                            # +-0.5 once rounded to the dtype, outside +-1e-30 it does not
+                            # round to 0 (which BLAS would skip: inf * 0 gives no NaN),
+                            # and BLAS rounds a Python float to float32 as NumPy does (C's
+                            # double to float), so axpy takes it as it is, without a NumPy
+                            # scalar (~0.15 us).
+                            diff = e - x  # read before the write: ``end`` may be ``self``
+                            if axpy(x, diff, weight):
+                                return self  # fma(w, diff, x), into x: Note [Fused lerp]
+                            return general(self, end, weight)
                         # The weight rounded to the dtype: a NumPy scalar of it, which
                         # promotes as the fast path's 0-d array does (~0.4 us less than
                         # asarray + astype).
@@ -399,6 +425,7 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
         divide = op.name == "addcdiv"
 
         addc_direct = _direct_dtypes(op, half)
+        bounds = {dt: limits(dt) for dt in addc_direct}  # Note [Numbers that overflow]
         weak_floats = {front.float32, front.float64}
         name = op.name
         in_place_name = f"{name}_"
@@ -460,23 +487,20 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                     and type(tensor1) is tensor_type
                     and type(tensor2) is tensor_type
                     and dt in addc_direct
-                    and tensor1._dtype is dt
-                    and tensor2._dtype is dt
-                    and tensor1._device is self._device
-                    and tensor2._device is self._device
+                    and tensor1._dtype is dt is tensor2._dtype
+                    and tensor1._device is self._device is tensor2._device
                     and (type(value) is float or type(value) is int)
                     and fastpaths.ENABLED
                 ):
                     x, a, b = self._array, tensor1._array, tensor2._array
                     if (
                         type(x) is _numpy.ndarray
-                        and a.shape == x.shape
-                        and b.shape == x.shape
+                        and a.shape == x.shape == b.shape
                         and x.flags.writeable
                     ):
                         if x.base is not None or a.base is not None or b.base is not None:
                             overlap.check_in_place(in_place_name, x, a, b)
-                        lo, hi = limits(dt)
+                        lo, hi = bounds[dt]
                         if not lo <= value <= hi:  # NaN and inf fit a float dtype
                             check_fits(name, value, dt, "value")  # Note [Numbers that overflow]
                         # Read before the write (a scalar: as lerp's).  A Python float

@@ -118,6 +118,31 @@ def test_lerp_rounds_as_pytorchs_fused_multiply_add(x, weight, in_place, data):
     np.testing.assert_array_equal(ours.value.numpy(), theirs)
 
 
+@FEW
+@given(
+    x=tensors(dtypes=(tt.float32, tt.float64), shapes=[(3,), (2, 3), (300,)]),
+    weight=st.sampled_from(
+        [0.49, 0.4899999, 0.4900001, 0.49999999999, 0.5, -0.49, -0.4900001]
+        + [1e-300, -1e-300, 1e-30, 1.0000001e-30, -1.0000001e-30, 1e-40, 1e-45]
+    )
+    | st.floats(-0.6, 0.6),
+    data=st.data(),
+)
+def test_lerp_in_place_double_weights(x, weight, data):
+    """``lerp_``'s lane for a Python float weight inside +-0.49, passed to BLAS as it is
+    (not rounded by NumPy first): weights of full double precision on both sides of its
+    bounds, some that round to 0.5, to a subnormal or to 0 in float32 (a zero alpha BLAS
+    would skip, where ``0 * inf`` is NaN), against the general path and PyTorch."""
+    end = data.draw(tensors(dtypes=(x.dtype,), shapes=[x.shape]))
+    ours = same_both_ways(lambda a, b: a.lerp_(b, weight), x, end)
+    if torch is None or ours.error is not None or not _finite_small(x, end):
+        return
+    from tests.backends.fastpath_support import to_torch
+
+    theirs = to_torch(x).lerp_(to_torch(end), weight).detach().numpy()
+    np.testing.assert_array_equal(ours.value.numpy(), theirs)
+
+
 def test_lerp_two_step_formula_would_miss():
     """The data of the test above is not one where rounding twice happens to agree: the
     two-step ``x + w * (e - x)`` misses PyTorch's (and ours) on a tenth of 4,096 random
