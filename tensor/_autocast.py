@@ -472,7 +472,10 @@ def _fused_product_kernel(op: Any, general: Any, below: int, device_type: str) -
         """The call with two or three positional arguments (``a @ b``, ``F.linear(x, w,
         b)``), as the two- and three-argument call paths make it."""
         if fastpaths.ENABLED:
-            fbits = getattr(first, "_dispatch_bits", None)
+            try:  # the call paths pass tensors: an attribute read, not getattr's call
+                fbits = first._dispatch_bits
+            except AttributeError:
+                fbits = None
             m_bits, m_fbits, m_sets, m_device, m_op, m_copy, fused = memo[0]
             if not (
                 bits == m_bits
@@ -487,7 +490,11 @@ def _fused_product_kernel(op: Any, general: Any, below: int, device_type: str) -
                     sets, device = _tls_state.sets, first._device
                     memo[0] = (bits, fbits, sets, device, op._state, _to_copy._state, fused)
             # The other tensors: the first one's key bits (linear's bias may be None).
-            if fused is not None and getattr(second, "_dispatch_bits", None) == fbits:
+            try:
+                same = fused is not None and second._dispatch_bits == fbits
+            except AttributeError:
+                same = False
+            if same:
                 if third is _MISSING:
                     out = fused(bits & below, state.dtypes[device_type], first, second)
                     if out is not None:

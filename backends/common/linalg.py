@@ -497,7 +497,7 @@ def kernels(
             if not type(a) is ndarray is type(b):
                 return None
             if numpy_gemm and a.ndim == 2 == b.ndim:  # _dot_2d's case, without its frame
-                if to is bf16 and small_bf16 is not None and a.size * b.shape[1] <= _SMALL_BF16:
+                if to is bf16 and small_products and a.size * b.shape[1] <= _SMALL_BF16:
                     try:  # Note [Small bfloat16 products]
                         result = _np_dot(a.astype(bf16_np), b.astype(bf16_np))
                     except ValueError:  # shapes: the general path says why
@@ -530,6 +530,7 @@ def kernels(
         # Note [Products of widened copies]: matmul and mm on NumPy.
         numpy_gemm = ndarray is _np_ndarray and name in ("matmul", "mm")
         small_bf16 = _small_bf16 if numpy_gemm and bf16 in widened else None
+        small_products = small_bf16 is not None  # Note [Small bfloat16 products]
         bf16_np = bf16.numpy_dtype
         fn_copies = _dot_2d(fn) if numpy_gemm else fn
         dot_dtypes = {front.float32, front.float64} if numpy_gemm else set()
