@@ -424,18 +424,23 @@ def kernels(
                     and a.ndim == 2
                     and b.ndim == 2
                     and a.flags.forc
-                    and (b_flags := b.flags).forc
                 ):
-                    try:
-                        if (  # Note [Small batches against a row-major weight]
-                            b_flags.f_contiguous  # a transposed weight: the test a plain mm pays
-                            and b.shape[1] >= _BATCH_MIN_N
-                            and (turned := _small_batch_product(a, b)) is not None
-                        ):
-                            return make(_numpy.ascontiguousarray(turned.T), dt, self._device)
-                        return make(_np_dot(a, b), dt, self._device)
-                    except ValueError:  # shapes: the general path says why
-                        pass
+                    b_flags = b.flags
+                    if b_flags.c_contiguous:  # a plain mm pays what ``forc`` cost it
+                        try:
+                            return make(_np_dot(a, b), dt, self._device)
+                        except ValueError:  # shapes: the general path says why
+                            pass
+                    elif b_flags.f_contiguous:  # a transposed weight: ``x @ w.T``
+                        try:
+                            if (  # Note [Small batches against a row-major weight]
+                                b.shape[1] >= _BATCH_MIN_N
+                                and (turned := _small_batch_product(a, b)) is not None
+                            ):
+                                return make(_numpy.ascontiguousarray(turned.T), dt, self._device)
+                            return make(_np_dot(a, b), dt, self._device)
+                        except ValueError:
+                            pass
             is_direct = dt in direct
             if (
                 (is_direct or dt in widened)
