@@ -321,8 +321,9 @@ def _small_bf16(a: Any, b: Any) -> Any:
 # give the same bits (tests/backends/test_small_batch_linear.py compares them, and the
 # fast path with the general one, which takes the same turn; float32 and float64 only:
 # half-precision products multiply widened copies, unturned on both paths).  addmm,
-# and mm and matmul of two matrices: their test for an F-contiguous ``mat2`` costs a
-# plain 4x4 mm ~20 ns, and a tiny bias-free F.linear (whose weight is one) ~0.1 us.
+# and mm and matmul of two matrices, whose fast path tests the turn only for an
+# F-contiguous right operand (a plain mm goes straight to ``dot``): a tiny bias-free
+# F.linear, whose transposed weight is one, pays ~0.1 us for it.
 _BATCH_MIN_N = 64  # N below it never turns (the one test tiny products pay)
 _BLAS_FLOATS = (_numpy.dtype(_numpy.float32), _numpy.dtype(_numpy.float64))
 
