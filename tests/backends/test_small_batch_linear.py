@@ -1,8 +1,8 @@
 """Note [Small batches against a row-major weight]: addmm, mm and matmul of ``x`` [M, K]
 and a transposed row-major weight (F.linear's ``x @ w.t() + b``, ``x @ w.T``) compute
-``(w @ x.T).T`` for the shapes ``_turns`` names.  Both sides of each of its bounds: the fast path
-against the general path (which takes the same turn), both against NumPy's direct
-product bit for bit, and against PyTorch.
+``(w @ x.T).T`` for the shapes ``_turns`` names.  Both sides of each of its bounds: the
+fast path against the general path (which takes the same turn), both against NumPy's
+direct product bit for bit, and against PyTorch.
 """
 
 from __future__ import annotations
