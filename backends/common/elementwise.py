@@ -141,6 +141,7 @@ class Namespace:
         dtypes: Mapping[Any, Any] | None = None,
         fused_add: Any = None,
         axpy: Any = None,
+        axpy_checked: Any = None,
     ) -> None:
         # A plug-in device gives its namespace and library (``backends.common.device``);
         # NumPy and CuPy are found by their array type's module.
@@ -156,6 +157,8 @@ class Namespace:
         # cannot (the CPU's BLAS axpy, Note [Fused add with alpha]); None: no such thing.
         self.fused_add = fused_add
         self.axpy = axpy  # ``axpy(y, x, alpha)``: the same into ``y``, in place; False if not
+        # ``axpy_checked(y, x, alpha)``: axpy for callers that checked its arguments.
+        self.axpy_checked = axpy_checked if axpy_checked is not None else axpy
         self._cast = front.cast_array
         # Note [Array dtypes of a namespace]
         if dtypes is None:

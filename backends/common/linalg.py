@@ -317,7 +317,14 @@ def _small_bf16(a: Any, b: Any) -> Any:
 # - batches of 33-64, N >= 128 and K >= 256: 0.65-0.95x (batch 64, 256 -> 256: 0.93x);
 # and lost elsewhere: batch 1 (equal), K of 4-16 (up to 1.65x: the transposing copy
 # outweighs a short product), batch 64 with K = 128 (1.02x), batches of 96-128 (0.87-
-# 1.29x).  Each element is the same dot product summed in the same order, so the two
+# 1.29x).  Since Note [Linear by gemm] (backends/cpu/_blas.py) the shapes left out go
+# to gemm writing the row-major result itself, 0.72-0.93x the direct call, which also
+# beats the turn on part of the table above (time over the direct call's, turned /
+# by gemm): batches of 17-32 with K < 256 and N < 512 (batch 32, 128 -> 128: 0.87 /
+# 0.82x; 64 -> 256: 0.90 / 0.77x), batches of 33-64 with K and N below 512 (batch 64,
+# 256 -> 256: 0.94-0.95 / 0.87-0.90x).  So batches of 2-16 keep the bounds above,
+# batches of 17-32 turn for K >= 256 or N >= 512, batches of 33-64 for K >= 256 and
+# N or K >= 512 (``_turns``).  Each element is the same dot product summed in the same order, so the two
 # give the same bits (tests/backends/test_small_batch_linear.py compares them, and the
 # fast path with the general one, which takes the same turn; float32 and float64 only:
 # half-precision products multiply widened copies, unturned on both paths).  addmm,
@@ -333,9 +340,11 @@ def _turns(m: int, k: int, n: int) -> bool:
     (Note [Small batches against a row-major weight])."""
     if k < 64 or not 2 <= m <= 64 or m * n < 2048:
         return False
-    if m <= 32:
+    if m <= 16:
         return n >= 128 or k >= 128
-    return n >= 128 and k >= 256
+    if m <= 32:
+        return k >= 256 or n >= 512
+    return k >= 256 and (n >= 512 or k >= 512)
 
 
 def _small_batch_product(a: Any, b: Any) -> Any:
@@ -357,6 +366,23 @@ def _small_batch_product(a: Any, b: Any) -> Any:
     ):
         return None
     return _np_dot(b.T, a.T)
+
+
+def _weight_product(a: Any, b: Any, bias: Any, gemm: Callable[..., Any]) -> Any:
+    """``a @ b + bias`` (``a @ b`` for a None ``bias``) for NumPy arrays ``a`` [M, K] and
+    ``b`` [K, N] against a row-major weight, C-contiguous: turned (Note [Small batches
+    against a row-major weight]) where that is the faster way, else by ``gemm`` (Note
+    [Linear by gemm]); None where neither applies (the caller's product).  A bias that
+    does not broadcast raises NumPy's ValueError on the turned way."""
+    if b.ndim == 2 and b.shape[1] >= _BATCH_MIN_N:  # N >= 64 first: the test tiny ones pay
+        turned = _small_batch_product(a, b)
+        if turned is not None:
+            if bias is None:
+                return _numpy.ascontiguousarray(turned.T)
+            prod = _numpy.empty(turned.shape[::-1], turned.dtype)
+            _numpy.add(turned.T, bias, out=prod)
+            return prod
+    return gemm(a, b, bias)
 
 
 def kernels(
@@ -392,6 +418,8 @@ def kernels(
     out: dict[str, Any] = {}
 
     ndarray, asarray = ns.ndarray, ns.asarray
+    # Note [Linear by gemm]: BLAS gemm into a row-major result, on NumPy (None elsewhere).
+    gemm = fns.get("gemm") if ndarray is _np_ndarray else None
 
     def product(name: str, fn: Callable[[Any, Any], Any], ndims: tuple[int, int] | None) -> None:
         op = op_info(name)
@@ -439,6 +467,8 @@ def kernels(
                                 and (turned := _small_batch_product(a, b)) is not None
                             ):
                                 return make(_numpy.ascontiguousarray(turned.T), dt, self._device)
+                            if gemm is not None and (prod := gemm(a, b, None)) is not None:
+                                return make(prod, dt, self._device)  # Note [Linear by gemm]
                             return make(_np_dot(a, b), dt, self._device)
                         except ValueError:
                             pass
@@ -479,9 +509,12 @@ def kernels(
                 if out is not None:  # Note [Small bfloat16 products]
                     return make(out, odt, dev)
             a, b = _cast(self, cdt), _cast(other, cdt)
-            if cdt in dot_dtypes and (turned := _small_batch_product(a, b)) is not None:
-                # Note [Small batches against a row-major weight]
-                return make(finish(_numpy.ascontiguousarray(turned.T), odt), odt, dev)
+            if cdt in dot_dtypes:  # as the fast path
+                if (turned := _small_batch_product(a, b)) is not None:
+                    # Note [Small batches against a row-major weight]
+                    return make(finish(_numpy.ascontiguousarray(turned.T), odt), odt, dev)
+                if gemm is not None and (prod := gemm(a, b, None)) is not None:
+                    return make(finish(prod, odt), odt, dev)  # Note [Linear by gemm]
             return make(finish(fn(a, b), odt), odt, dev)
 
         def lower_precision(bits: int, to: Any, self: Any, other: Any) -> Any:
@@ -555,7 +588,6 @@ def kernels(
 
     # The product of addmm's float32 copies (Note [Products of widened copies]).
     copies_product = _np_dot if ndarray is _np_ndarray else fn_matmul
-    numpy_arrays = ndarray is _np_ndarray
     blas_floats = (front.float32, front.float64)
     addmm_op = op_info("addmm")
     addmm_direct, addmm_widened = _fast_dtypes(addmm_op)
@@ -587,15 +619,12 @@ def kernels(
                 if not is_direct:
                     a, b, bias = _cast(mat1, dt), _cast(mat2, dt), _cast(self, dt)
                 try:
-                    turned = (  # N >= 64 first: the one test tiny products pay
-                        _small_batch_product(a, b)
-                        if b.shape[1] >= _BATCH_MIN_N and is_direct and numpy_arrays
+                    prod = (
+                        _weight_product(a, b, bias, gemm)
+                        if is_direct and gemm is not None
                         else None
                     )
-                    if turned is not None:  # Note [Small batches against a row-major weight]
-                        prod = _numpy.empty(turned.shape[::-1], turned.dtype)
-                        _numpy.add(turned.T, bias, out=prod)
-                    else:
+                    if prod is None:
                         prod = fn_matmul(a, b) if is_direct else copies_product(a, b)
                         prod += bias
                 except (ValueError, TypeError):  # shapes: the general path says why
@@ -608,11 +637,20 @@ def kernels(
         if mat1._array.shape[1:] != (0,):  # an empty product ignores them: as PyTorch's
             beta, alpha = scalars_addmm(mat1._dtype, beta, alpha)
         a, b = _cast(mat1, cdt), _cast(mat2, cdt)
-        # As the fast path: float32 and float64, not the widened copies.
-        turned = _small_batch_product(a, b) if numpy_arrays and cdt in blas_floats else None
-        if turned is not None:  # Note [Small batches against a row-major weight]
-            prod = _numpy.ascontiguousarray(turned.T)
-        else:
+        # As the fast path: float32 and float64, not the widened copies; the bias in the
+        # product's pass when alpha and beta are 1, as there (Note [Linear by gemm]).
+        prod = None
+        if gemm is not None and cdt in blas_floats:
+            if alpha == 1 and beta == 1:
+                base = _cast(self, cdt)
+                try:
+                    prod = _weight_product(a, b, base, gemm)
+                except ValueError:  # a bias that does not broadcast: explained below
+                    prod = None
+                if prod is not None:
+                    return make(finish(prod, odt), odt, dev)
+            prod = _weight_product(a, b, None, gemm)
+        if prod is None:
             prod = matmul(a, b)
         if alpha != 1:
             prod = prod * alpha

@@ -305,7 +305,7 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
 
     if op.name == "lerp":
         lerp_direct = _direct_dtypes(op, half)
-        fused_add, axpy = ns.fused_add, ns.axpy
+        fused_add, axpy, axpy_checked = ns.fused_add, ns.axpy, ns.axpy_checked
 
         def fused_lerp(x: Any, e: Any, w: Any) -> Any:
             """Note [Fused lerp]: PyTorch's lerp with a number weight ``w`` (rounded to
@@ -395,7 +395,9 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                             # double to float), so axpy takes it as it is, without a NumPy
                             # scalar (~0.15 us).
                             diff = _subtract(e, x)  # read first: ``end`` may be ``self``
-                            if axpy(x, diff, weight):
+                            # axpy's own checks are the guard's above: one dtype, one
+                            # shape, x writeable, a nonzero Python float.
+                            if axpy_checked(x, diff, weight):
                                 return self  # fma(w, diff, x), into x: Note [Fused lerp]
                             return general(self, end, weight)
                         # The weight rounded to the dtype: a NumPy scalar of it, which
@@ -495,11 +497,7 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                     and fastpaths.ENABLED
                 ):
                     x, a, b = self._array, tensor1._array, tensor2._array
-                    if (
-                        type(x) is _numpy.ndarray
-                        and a.shape == x.shape == b.shape
-                        and x.flags.writeable
-                    ):
+                    if type(x) is _numpy.ndarray and a.shape == x.shape == b.shape:
                         if x.base is not None or a.base is not None or b.base is not None:
                             overlap.check_in_place(in_place_name, x, a, b)
                         lo, hi = bounds[dt]
@@ -519,7 +517,10 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                             _divide(tmp, b, tmp)
                         else:
                             _multiply(tmp, b, tmp)
-                        _add(x, tmp, x)
+                        try:  # a read-only ``self``: refused before anything is written
+                            _add(x, tmp, x)
+                        except ValueError:  # the general way says what is wrong
+                            return general(self, tensor1, tensor2, value=value)
                         return self
                 return general(self, tensor1, tensor2, value=value)
 

@@ -1,4 +1,5 @@
-"""``y + alpha * x`` rounded once, by BLAS ``axpy`` (Note [Fused add with alpha]).
+"""``y + alpha * x`` rounded once, by BLAS ``axpy`` (Note [Fused add with alpha]); ``x @
+w.T + b`` written by ``gemm`` straight into a row-major result (Note [Linear by gemm]).
 
 Imports: NumPy; SciPy's BLAS wrappers on first use (``scipy.linalg.blas``, ~0.3 s the
 first time, so not at ``import tensor``).
@@ -42,11 +43,12 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["axpy", "fused_add"]
+__all__ = ["axpy", "axpy_checked", "fused_add", "gemm"]
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _LOCK = threading.Lock()
 _FUNCTIONS: dict[np.dtype, Any] | None = None  # dtype -> ?axpy; {} without SciPy
+_GEMMS: dict[np.dtype, Any] = {}  # dtype -> ?gemm, filled with _FUNCTIONS
 
 
 def _functions() -> dict[np.dtype, Any]:
@@ -58,6 +60,7 @@ def _functions() -> dict[np.dtype, Any]:
             except ImportError:
                 _FUNCTIONS = {}
             else:
+                _GEMMS.update({_F32: blas.sgemm, _F64: blas.dgemm})
                 _FUNCTIONS = {_F32: blas.saxpy, _F64: blas.daxpy}
     return _FUNCTIONS
 
@@ -90,6 +93,24 @@ def axpy(y: np.ndarray, x: np.ndarray, alpha: Any) -> bool:
     return True
 
 
+def axpy_checked(y: np.ndarray, x: np.ndarray, alpha: float) -> bool:
+    """``axpy`` for a caller that has checked what it checks of its arguments: ``x`` and
+    ``y`` NumPy arrays of one dtype and one shape, ``y`` writeable, ``alpha`` a Python
+    float that is not zero (``lerp_``'s in-place kernel, on every Adam step).  False:
+    ``y`` untouched (no BLAS for the dtype, a non-contiguous ``y``)."""
+    functions = _FUNCTIONS if _FUNCTIONS is not None else _functions()
+    fn = functions.get(y.dtype)
+    if fn is None:
+        return False
+    n = y.size
+    if not n:
+        return True
+    if y.ndim < 2:  # a vector is its own Fortran order (``y.T``: a new view, ~70 ns)
+        return fn(x, y, n, alpha) is y  # type: ignore[no-any-return]
+    yt = y.T  # as axpy's
+    return fn(x.T, yt, n, alpha) is yt  # type: ignore[no-any-return]
+
+
 def fused_add(x: Any, y: Any, alpha: Any) -> Any:
     """``x + alpha * y`` as a new array, each element rounded once (arrays of one float32
     or float64 dtype that broadcast together); None when ``axpy`` cannot run."""
@@ -106,3 +127,65 @@ def fused_add(x: Any, y: Any, alpha: Any) -> Any:
     if y.shape != shape:  # axpy copies any other layout of ``y`` itself
         y = np.broadcast_to(y, shape)
     return out if axpy(out, y, alpha) else None
+
+
+# Note [Linear by gemm]
+# ~~~~~~~~~~~~~~~~~~~~~
+# F.linear's product ``x @ w.t()`` (addmm's, with its bias; mm's and matmul's ``x @ w.T``
+# without one) pairs a row-major [M, K] ``x`` with a row-major [N, K] weight.  NumPy
+# computes it with BLAS and then adds the bias in a second pass over the result.  BLAS
+# ``?gemm`` computes ``C = alpha * op(A) op(B) + beta * C`` into a column-major ``C``,
+# and the transpose of a row-major [M, N] result is one: so the result is allocated,
+# the bias broadcast into it, and gemm adds ``w @ x.T`` (the transposed weight ``w.T``
+# given transposed, ``x.T`` as it is) into its transpose with ``beta = 1``, the bias
+# taken in the product's pass, as PyTorch's CPU addmm does (it copies ``self`` into the
+# result and calls gemm with ``beta``).  On the development machine (OpenBLAS, one
+# thread) that took 0.60-0.93x NumPy's ``x @ w.T + b`` for every batch of 1-256 with K
+# below 1024 (the SciPy wrapper: ~1.1 us for a 3x4 by 4x5, NumPy's two calls 1.8-2.0);
+# with K of 1024 it took 1.1-1.5x, so K >= 1024 is left to NumPy; the small batches of
+# Note [Small batches against a row-major weight] (in backends/common/linalg.py) take
+# that turn instead, where it is faster still.  The bias in the sum changes where it is
+# rounded in: with it, each element is ``bias + p1 + p2`` over the product's K blocks
+# (OpenBLAS splits K above 256-384), without it ``(p1 + p2) + bias``; and NumPy computes
+# a one-row or one-column product as a matrix-vector product, in another order.  Both
+# are the product correctly summed, as PyTorch's (MKL's order, a third one) is; the fast
+# and the general path both call ``gemm``, so they agree bit for bit
+# (tests/backends/test_linear_gemm.py).
+def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None) -> np.ndarray | None:
+    """``a @ b + bias`` (``a @ b`` for a None ``bias``) as a new C-contiguous array, by
+    BLAS ``?gemm`` (Note [Linear by gemm]); None where it does not apply: ``a`` a
+    C-contiguous [M, K] and ``b`` an F-contiguous [K, N] (a row-major weight
+    transposed) of one dtype, float32 or float64, none of M, K, N zero and K below
+    1024, ``bias`` None or an array of that dtype of at most two dimensions that
+    broadcasts to [M, N] (the caller's path explains one that does not), and SciPy
+    present."""
+    if type(a) is not np.ndarray or type(b) is not np.ndarray or a.ndim != 2 or b.ndim != 2:
+        return None
+    m, k = a.shape
+    n = b.shape[1]
+    if not 0 < k < 1024 or not m or not n or b.shape[0] != k:
+        return None
+    if _FUNCTIONS is None:
+        _functions()
+    fn = _GEMMS.get(a.dtype)
+    if fn is None or b.dtype != a.dtype or not a.flags.c_contiguous:
+        return None
+    b_flags = b.flags  # N or K 1 (C-contiguous too): the product kernels' plain ``dot``
+    if not b_flags.f_contiguous or b_flags.c_contiguous:
+        return None
+    if bias is None:
+        out = fn(1.0, b, a.T, 0.0, None, 1)  # [N, M], column-major: its transpose is ours
+        return out.T
+    if type(bias) is not np.ndarray or bias.dtype != a.dtype or bias.ndim > 2:
+        return None
+    c = np.empty((m, n), a.dtype)
+    try:
+        c[...] = bias
+    except ValueError:  # a bias that does not broadcast
+        return None
+    ct = c.T
+    # Positional: alpha, a, b, beta, c, trans_a, trans_b, overwrite_c (keywords cost
+    # ~0.3 us to parse).  The wrapper writes into ``ct`` itself: it is column-major.
+    if fn(1.0, b, a.T, 1.0, ct, 1, 0, 1) is not ct:  # pragma: no cover - it always is
+        return None
+    return c

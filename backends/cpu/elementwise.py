@@ -171,7 +171,13 @@ _PLAIN_WHEN_NO_ALPHA = {"add": operator.add, "sub": operator.sub}
 def kernels(front: FrontEnd) -> dict[str, Any]:
     """Every elementwise CPU kernel, by qualified overload name (``"add.Tensor"``)."""
     ns = ew.Namespace(
-        np.ndarray, __name__, front, asarray=np.asarray, fused_add=_blas.fused_add, axpy=_blas.axpy
+        np.ndarray,
+        __name__,
+        front,
+        asarray=np.asarray,
+        fused_add=_blas.fused_add,
+        axpy=_blas.axpy,
+        axpy_checked=_blas.axpy_checked,
     )
     out: dict[str, Any] = {}
     for op in front.op_table:

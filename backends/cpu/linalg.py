@@ -12,6 +12,7 @@ import numpy as np
 from ..common import decompositions, linalg
 from ..common.elementwise import Namespace
 from ..common.frontend import FrontEnd
+from . import _blas
 
 __all__ = ["PRODUCTS", "kernels"]
 
@@ -21,6 +22,7 @@ PRODUCTS: dict[str, Any] = {
     "vdot": np.vdot,
     "einsum": lambda eq, *arrays: np.einsum(eq, *arrays, optimize=len(arrays) > 2),
     "tensordot": np.tensordot,
+    "gemm": _blas.gemm,  # Note [Linear by gemm]
 }
 
 

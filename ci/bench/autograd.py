@@ -247,14 +247,16 @@ NUMPY_UPDATES = {
 
 def numpy_step(d: dict[str, np.ndarray], forward: str, update: str) -> Callable[[], None]:
     """``make_step``'s step written by hand in NumPy; ``step.params`` its parameters."""
-    from backends.common.linalg import _small_batch_product
+    from backends.common.linalg import _weight_product
     from backends.common.ternary import mask_zero_fn  # Note [Masking by bits]
+    from backends.cpu._blas import gemm
 
     def linear_by_hand(a: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """``a @ w.T + b``, row-major, turned where our kernels turn it (Note [Small
-        batches against a row-major weight]: the faster spelling where it applies)."""
-        turned = _small_batch_product(a, w.T)
-        return a @ w.T + b if turned is None else np.add(turned.T, b, order="C")
+        """``a @ w.T + b``, row-major, as our kernels compute it where that is faster
+        than NumPy's spelling: turned (Note [Small batches against a row-major
+        weight]) or by gemm into the result (Note [Linear by gemm])."""
+        out = _weight_product(a, w.T, b, gemm)
+        return a @ w.T + b if out is None else out
 
     x, y = d["x"], d["y"]
     linear = forward == "F.linear"
@@ -303,7 +305,7 @@ def first_layer_calls(lib: Any) -> dict[str, Callable[[], Any]]:
     x_np = rng.standard_normal((64, 256), dtype=np.float32)
     b_np = rng.standard_normal(256, dtype=np.float32)
     if lib is None:
-        from backends.cpu._blas import axpy  # BLAS saxpy: lerp_'s fused product and sum
+        from backends.cpu._blas import axpy, gemm  # BLAS saxpy: lerp_'s fused product and sum
 
         m, g, p, v = arrays
         denom = np.abs(v) + 1
@@ -327,9 +329,8 @@ def first_layer_calls(lib: Any) -> dict[str, Callable[[], Any]]:
             "m.lerp_(g, 0.1), two calls": lerp_,
             "v.addcmul_(g, g, value=1e-3)": addcmul_,
             "p.addcdiv_(m, denom, value=-1e-3)": addcdiv_,
-            "F.linear(x, w, b), x [64, 256], no grad": lambda: np.add(
-                np.dot(p, x_np.T).T, b_np, order="C"
-            ),  # Note [Small batches against a row-major weight]
+            # Note [Linear by gemm]: the bias in gemm's pass, into the row-major result.
+            "F.linear(x, w, b), x [64, 256], no grad": lambda: gemm(x_np, p.T, b_np),
         }
     as_tensor = tt.tensor if lib is tt else (lambda a: lib.from_numpy(a.copy()))
     m, g, p, v = (as_tensor(a.copy()) for a in arrays)

@@ -156,3 +156,36 @@ def test_lerp_two_step_formula_would_miss():
     m = tt.tensor(a)
     m.lerp_(tt.tensor(b), 0.1)
     np.testing.assert_array_equal(m.numpy(), exact)
+
+
+def test_read_only_self_is_left_alone() -> None:
+    """A read-only ``self`` (``from_numpy`` of a read-only array): the in-place kernels
+    write nothing and raise the general path's error (addcmul_/addcdiv_ learn it from
+    the last write, which NumPy refuses before writing)."""
+    import warnings
+
+    from backends.common import fastpaths
+
+    g = tt.tensor(np.linspace(-1, 1, 6, dtype=np.float32))
+    calls = {
+        "addcmul_": lambda v: v.addcmul_(g, g, value=0.5),
+        "addcdiv_": lambda v: v.addcdiv_(g, g + 2, value=0.5),
+        "lerp_": lambda v: v.lerp_(g, 0.1),
+    }
+    for name, call in calls.items():
+        errors = []
+        for disabled in (False, True):
+            a = np.arange(6, dtype=np.float32)
+            a.flags.writeable = False
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # from_numpy's warning about read-only arrays
+                v = tt.from_numpy(a)
+            with fastpaths.disabled() if disabled else warnings.catch_warnings():
+                try:
+                    call(v)
+                except (RuntimeError, ValueError) as e:
+                    errors.append((type(e), str(e)))
+                else:
+                    errors.append(None)
+            np.testing.assert_array_equal(a, np.arange(6, dtype=np.float32))
+        assert errors[0] is not None and errors[0] == errors[1], (name, errors)
