@@ -619,11 +619,16 @@ def kernels(
                 if not is_direct:
                     a, b, bias = _cast(mat1, dt), _cast(mat2, dt), _cast(self, dt)
                 try:
-                    prod = (
-                        _weight_product(a, b, bias, gemm)
-                        if is_direct and gemm is not None
-                        else None
-                    )
+                    prod = None
+                    if is_direct and gemm is not None:  # _weight_product, without its frame
+                        if (
+                            b.shape[1] >= _BATCH_MIN_N
+                            and (turned := _small_batch_product(a, b)) is not None
+                        ):  # Note [Small batches against a row-major weight]
+                            prod = _numpy.empty(turned.shape[::-1], turned.dtype)
+                            _numpy.add(turned.T, bias, out=prod)
+                        else:
+                            prod = gemm(a, b, bias)  # Note [Linear by gemm]
                     if prod is None:
                         prod = fn_matmul(a, b) if is_direct else copies_product(a, b)
                         prod += bias

@@ -48,7 +48,8 @@ __all__ = ["axpy", "axpy_checked", "fused_add", "gemm"]
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _LOCK = threading.Lock()
 _FUNCTIONS: dict[np.dtype, Any] | None = None  # dtype -> ?axpy; {} without SciPy
-_GEMMS: dict[np.dtype, Any] = {}  # dtype -> ?gemm, filled with _FUNCTIONS
+_SGEMM: Any = None  # SciPy's sgemm and dgemm, set with _FUNCTIONS (None without SciPy)
+_DGEMM: Any = None
 
 
 def _functions() -> dict[np.dtype, Any]:
@@ -60,7 +61,8 @@ def _functions() -> dict[np.dtype, Any]:
             except ImportError:
                 _FUNCTIONS = {}
             else:
-                _GEMMS.update({_F32: blas.sgemm, _F64: blas.dgemm})
+                global _SGEMM, _DGEMM
+                _SGEMM, _DGEMM = blas.sgemm, blas.dgemm
                 _FUNCTIONS = {_F32: blas.saxpy, _F64: blas.daxpy}
     return _FUNCTIONS
 
@@ -162,13 +164,16 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None) -> np.ndarray | 
     if type(a) is not np.ndarray or type(b) is not np.ndarray or a.ndim != 2 or b.ndim != 2:
         return None
     m, k = a.shape
-    n = b.shape[1]
-    if not 0 < k < 1024 or not m or not n or b.shape[0] != k:
+    kb, n = b.shape
+    if not 0 < k < 1024 or not m or not n or kb != k:
         return None
     if _FUNCTIONS is None:
         _functions()
-    fn = _GEMMS.get(a.dtype)
-    if fn is None or b.dtype != a.dtype or not a.flags.c_contiguous:
+    # The dtypes by identity (NumPy's native float32 and float64 are single objects; any
+    # other spelling, a byte-swapped one, goes NumPy's way): no dtype hash or comparison.
+    dt = a.dtype
+    fn = _SGEMM if dt is _F32 else _DGEMM if dt is _F64 else None
+    if fn is None or b.dtype is not dt or not a.flags.c_contiguous:
         return None
     b_flags = b.flags  # N or K 1 (C-contiguous too): the product kernels' plain ``dot``
     if not b_flags.f_contiguous or b_flags.c_contiguous:
@@ -176,9 +181,9 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None) -> np.ndarray | 
     if bias is None:
         out = fn(1.0, b, a.T, 0.0, None, 1)  # [N, M], column-major: its transpose is ours
         return out.T
-    if type(bias) is not np.ndarray or bias.dtype != a.dtype or bias.ndim > 2:
+    if type(bias) is not np.ndarray or bias.dtype is not dt or bias.ndim > 2:
         return None
-    c = np.empty((m, n), a.dtype)
+    c = np.empty((m, n), dt)
     try:
         c[...] = bias
     except ValueError:  # a bias that does not broadcast
