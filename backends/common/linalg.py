@@ -317,14 +317,16 @@ def _small_bf16(a: Any, b: Any) -> Any:
 # - batches of 33-64, N >= 128 and K >= 256: 0.65-0.95x (batch 64, 256 -> 256: 0.93x);
 # and lost elsewhere: batch 1 (equal), K of 4-16 (up to 1.65x: the transposing copy
 # outweighs a short product), batch 64 with K = 128 (1.02x), batches of 96-128 (0.87-
-# 1.29x).  Since Note [Linear by gemm] (backends/cpu/_blas.py) the shapes left out go
-# to gemm writing the row-major result itself, 0.72-0.93x the direct call, which also
-# beats the turn on part of the table above (time over the direct call's, turned /
-# by gemm): batches of 17-32 with K < 256 and N < 512 (batch 32, 128 -> 128: 0.87 /
-# 0.82x; 64 -> 256: 0.90 / 0.77x), batches of 33-64 with K and N below 512 (batch 64,
-# 256 -> 256: 0.94-0.95 / 0.87-0.90x).  So batches of 2-16 keep the bounds above,
-# batches of 17-32 turn for K >= 256 or N >= 512, batches of 33-64 for K >= 256 and
-# N or K >= 512 (``_turns``).  Each element is the same dot product summed in the same order, so the two
+# 1.29x).  Since Note [Linear by gemm] (backends/cpu/_blas.py) F.linear with a bias has
+# a second way, gemm writing the row-major result with the bias in its pass, 0.72-0.93x
+# the direct call, which also beats the turn on part of the table above (time over the
+# direct call's, turned / by gemm): batches of 17-32 with K < 256 and N < 512 (batch 32,
+# 128 -> 128: 0.87 / 0.82x; 64 -> 256: 0.90 / 0.77x), batches of 33-64 with K and N
+# below 512 (batch 64, 256 -> 256: 0.94-0.95 / 0.87-0.90x).  So a product with a bias
+# turns only where it beats both (``_turns(..., against_gemm=True)``: batches of 17-32
+# also need K >= 256 or N >= 512, batches of 33-64 N or K >= 512), and gemm takes the
+# rest; a product without one (mm, ``x @ w.T``) keeps the bounds above, gemm's edge
+# being mostly the bias (without it 0.9-1.1x the direct call).  Each element is the same dot product summed in the same order, so the two
 # give the same bits (tests/backends/test_small_batch_linear.py compares them, and the
 # fast path with the general one, which takes the same turn; float32 and float64 only:
 # half-precision products multiply widened copies, unturned on both paths).  addmm,
@@ -335,19 +337,18 @@ _BATCH_MIN_N = 64  # N below it never turns (the one test tiny products pay)
 _BLAS_FLOATS = (_numpy.dtype(_numpy.float32), _numpy.dtype(_numpy.float64))
 
 
-def _turns(m: int, k: int, n: int) -> bool:
+def _turns(m: int, k: int, n: int, against_gemm: bool = False) -> bool:
     """Whether an [m, k] @ [k, n] product against a row-major weight is computed turned
-    (Note [Small batches against a row-major weight])."""
+    (Note [Small batches against a row-major weight]): against NumPy's direct product,
+    or (``against_gemm``, F.linear with a bias) against gemm's (Note [Linear by gemm])."""
     if k < 64 or not 2 <= m <= 64 or m * n < 2048:
         return False
-    if m <= 16:
-        return n >= 128 or k >= 128
     if m <= 32:
-        return k >= 256 or n >= 512
-    return k >= 256 and (n >= 512 or k >= 512)
+        return (n >= 128 or k >= 128) and (not against_gemm or m <= 16 or k >= 256 or n >= 512)
+    return n >= 128 and k >= 256 and (not against_gemm or n >= 512 or k >= 512)
 
 
-def _small_batch_product(a: Any, b: Any) -> Any:
+def _small_batch_product(a: Any, b: Any, against_gemm: bool = False) -> Any:
     """Note [Small batches against a row-major weight]: for NumPy matrices ``a`` [M, K]
     (C-contiguous, float32 or float64) and ``b`` [K, N] (F-contiguous: a row-major
     [N, K] matrix transposed) of one dtype whose shapes ``_turns``, the [N, M] product
@@ -356,7 +357,7 @@ def _small_batch_product(a: Any, b: Any) -> Any:
     if type(a) is not _np_ndarray or type(b) is not _np_ndarray or a.ndim != 2 or b.ndim != 2:
         return None
     m, k = a.shape
-    if k != b.shape[0] or not _turns(m, k, b.shape[1]):
+    if k != b.shape[0] or not _turns(m, k, b.shape[1], against_gemm):
         return None
     if (
         a.dtype not in _BLAS_FLOATS
@@ -369,16 +370,14 @@ def _small_batch_product(a: Any, b: Any) -> Any:
 
 
 def _weight_product(a: Any, b: Any, bias: Any, gemm: Callable[..., Any]) -> Any:
-    """``a @ b + bias`` (``a @ b`` for a None ``bias``) for NumPy arrays ``a`` [M, K] and
-    ``b`` [K, N] against a row-major weight, C-contiguous: turned (Note [Small batches
-    against a row-major weight]) where that is the faster way, else by ``gemm`` (Note
-    [Linear by gemm]); None where neither applies (the caller's product).  A bias that
-    does not broadcast raises NumPy's ValueError on the turned way."""
+    """``a @ b + bias`` for NumPy arrays ``a`` [M, K] and ``b`` [K, N] against a
+    row-major weight, C-contiguous: turned (Note [Small batches against a row-major
+    weight]) where that is the faster way, else by ``gemm`` (Note [Linear by gemm]);
+    None where neither applies (the caller's product and sum).  A bias that does not
+    broadcast raises NumPy's ValueError on the turned way."""
     if b.ndim == 2 and b.shape[1] >= _BATCH_MIN_N:  # N >= 64 first: the test tiny ones pay
-        turned = _small_batch_product(a, b)
+        turned = _small_batch_product(a, b, True)
         if turned is not None:
-            if bias is None:
-                return _numpy.ascontiguousarray(turned.T)
             prod = _numpy.empty(turned.shape[::-1], turned.dtype)
             _numpy.add(turned.T, bias, out=prod)
             return prod
@@ -467,8 +466,6 @@ def kernels(
                                 and (turned := _small_batch_product(a, b)) is not None
                             ):
                                 return make(_numpy.ascontiguousarray(turned.T), dt, self._device)
-                            if gemm is not None and (prod := gemm(a, b, None)) is not None:
-                                return make(prod, dt, self._device)  # Note [Linear by gemm]
                             return make(_np_dot(a, b), dt, self._device)
                         except ValueError:
                             pass
@@ -509,12 +506,9 @@ def kernels(
                 if out is not None:  # Note [Small bfloat16 products]
                     return make(out, odt, dev)
             a, b = _cast(self, cdt), _cast(other, cdt)
-            if cdt in dot_dtypes:  # as the fast path
-                if (turned := _small_batch_product(a, b)) is not None:
-                    # Note [Small batches against a row-major weight]
-                    return make(finish(_numpy.ascontiguousarray(turned.T), odt), odt, dev)
-                if gemm is not None and (prod := gemm(a, b, None)) is not None:
-                    return make(finish(prod, odt), odt, dev)  # Note [Linear by gemm]
+            if cdt in dot_dtypes and (turned := _small_batch_product(a, b)) is not None:
+                # Note [Small batches against a row-major weight]
+                return make(finish(_numpy.ascontiguousarray(turned.T), odt), odt, dev)
             return make(finish(fn(a, b), odt), odt, dev)
 
         def lower_precision(bits: int, to: Any, self: Any, other: Any) -> Any:
@@ -623,7 +617,7 @@ def kernels(
                     if is_direct and gemm is not None:  # _weight_product, without its frame
                         if (
                             b.shape[1] >= _BATCH_MIN_N
-                            and (turned := _small_batch_product(a, b)) is not None
+                            and (turned := _small_batch_product(a, b, True)) is not None
                         ):  # Note [Small batches against a row-major weight]
                             prod = _numpy.empty(turned.shape[::-1], turned.dtype)
                             _numpy.add(turned.T, bias, out=prod)
@@ -644,18 +638,17 @@ def kernels(
         a, b = _cast(mat1, cdt), _cast(mat2, cdt)
         # As the fast path: float32 and float64, not the widened copies; the bias in the
         # product's pass when alpha and beta are 1, as there (Note [Linear by gemm]).
-        prod = None
-        if gemm is not None and cdt in blas_floats:
-            if alpha == 1 and beta == 1:
-                base = _cast(self, cdt)
-                try:
-                    prod = _weight_product(a, b, base, gemm)
-                except ValueError:  # a bias that does not broadcast: explained below
-                    prod = None
-                if prod is not None:
-                    return make(finish(prod, odt), odt, dev)
-            prod = _weight_product(a, b, None, gemm)
-        if prod is None:
+        if gemm is not None and cdt in blas_floats and alpha == 1 and beta == 1:
+            try:
+                prod = _weight_product(a, b, _cast(self, cdt), gemm)
+            except ValueError:  # a bias that does not broadcast: explained below
+                prod = None
+            if prod is not None:
+                return make(finish(prod, odt), odt, dev)
+        turned = _small_batch_product(a, b) if gemm is not None and cdt in blas_floats else None
+        if turned is not None:  # Note [Small batches against a row-major weight]
+            prod = _numpy.ascontiguousarray(turned.T)
+        else:
             prod = matmul(a, b)
         if alpha != 1:
             prod = prod * alpha

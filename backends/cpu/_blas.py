@@ -133,9 +133,9 @@ def fused_add(x: Any, y: Any, alpha: Any) -> Any:
 
 # Note [Linear by gemm]
 # ~~~~~~~~~~~~~~~~~~~~~
-# F.linear's product ``x @ w.t()`` (addmm's, with its bias; mm's and matmul's ``x @ w.T``
-# without one) pairs a row-major [M, K] ``x`` with a row-major [N, K] weight.  NumPy
-# computes it with BLAS and then adds the bias in a second pass over the result.  BLAS
+# F.linear with a bias, ``addmm(b, x, w.t())``, pairs a row-major [M, K] ``x`` with a
+# row-major [N, K] weight.  NumPy computes the product with BLAS and then adds the bias
+# in a second pass over the result.  BLAS
 # ``?gemm`` computes ``C = alpha * op(A) op(B) + beta * C`` into a column-major ``C``,
 # and the transpose of a row-major [M, N] result is one: so the result is allocated,
 # the bias broadcast into it, and gemm adds ``w @ x.T`` (the transposed weight ``w.T``
@@ -146,21 +146,23 @@ def fused_add(x: Any, y: Any, alpha: Any) -> Any:
 # below 1024 (the SciPy wrapper: ~1.1 us for a 3x4 by 4x5, NumPy's two calls 1.8-2.0);
 # with K of 1024 it took 1.1-1.5x, so K >= 1024 is left to NumPy; the small batches of
 # Note [Small batches against a row-major weight] (in backends/common/linalg.py) take
-# that turn instead, where it is faster still.  The bias in the sum changes where it is
+# that turn instead, where it is faster still.  Without a bias (mm, ``x @ w.T``) gemm
+# measured 0.9-1.1x NumPy's product, slower for a short K (a backward's ``g @ w`` with
+# K of 10: 2.25 against 2.02 us), so those keep NumPy's ``dot`` and the turn, and the
+# backward lanes their ``matmul``.  The bias in the sum changes where it is
 # rounded in: with it, each element is ``bias + p1 + p2`` over the product's K blocks
 # (OpenBLAS splits K above 256-384), without it ``(p1 + p2) + bias``; and NumPy computes
 # a one-row or one-column product as a matrix-vector product, in another order.  Both
 # are the product correctly summed, as PyTorch's (MKL's order, a third one) is; the fast
 # and the general path both call ``gemm``, so they agree bit for bit
 # (tests/backends/test_linear_gemm.py).
-def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None) -> np.ndarray | None:
-    """``a @ b + bias`` (``a @ b`` for a None ``bias``) as a new C-contiguous array, by
+def gemm(a: np.ndarray, b: np.ndarray, bias: Any) -> np.ndarray | None:
+    """``a @ b + bias`` as a new C-contiguous array (its own memory), by
     BLAS ``?gemm`` (Note [Linear by gemm]); None where it does not apply: ``a`` a
     C-contiguous [M, K] and ``b`` an F-contiguous [K, N] (a row-major weight
     transposed) of one dtype, float32 or float64, none of M, K, N zero and K below
-    1024, ``bias`` None or an array of that dtype of at most two dimensions that
-    broadcasts to [M, N] (the caller's path explains one that does not), and SciPy
-    present."""
+    1024, ``bias`` an array of that dtype of at most two dimensions that broadcasts to
+    [M, N] (the caller's path explains one that does not), and SciPy present."""
     if type(a) is not np.ndarray or type(b) is not np.ndarray or a.ndim != 2 or b.ndim != 2:
         return None
     m, k = a.shape
@@ -178,9 +180,6 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None) -> np.ndarray | 
     b_flags = b.flags  # N or K 1 (C-contiguous too): the product kernels' plain ``dot``
     if not b_flags.f_contiguous or b_flags.c_contiguous:
         return None
-    if bias is None:
-        out = fn(1.0, b, a.T, 0.0, None, 1)  # [N, M], column-major: its transpose is ours
-        return out.T
     if type(bias) is not np.ndarray or bias.dtype is not dt or bias.ndim > 2:
         return None
     c = np.empty((m, n), dt)

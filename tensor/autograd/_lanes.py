@@ -1,9 +1,8 @@
 """Backward lanes: the hottest derivative formulas again, on the arrays of plain CPU tensors.
 
 Imports: NumPy, ``dispatch`` (the key bit and the thread state), ``backends.common``
-(the fast-path switch, the masking kernel the ``where`` fast path uses and the product
-kernels' turn), ``backends.cpu._blas`` (their gemm), and ``tensor``'s ``_tensor`` and
-``optable``.
+(the fast-path switch and the masking kernel the ``where`` fast path uses), and
+``tensor``'s ``_tensor`` and ``optable``.
 
 Note [Backward lanes]
 ~~~~~~~~~~~~~~~~~~~~~
@@ -50,10 +49,8 @@ from typing import Any
 import numpy as np
 
 from backends.common import fastpaths
-from backends.common.linalg import _weight_product
 from backends.common.nn import REDUCTIONS
 from backends.common.ternary import mask_zero_fn
-from backends.cpu._blas import gemm as _gemm
 from dispatch import REQUIRES_GRAD_BIT, DispatchKey, DispatchKeySet, _tls, ops
 
 from .. import _dtype
@@ -106,29 +103,20 @@ def _view_t(base: Any) -> Any:
     return out
 
 
-def _product(a: Any, b: Any) -> Any:
-    """The CPU mm kernel's product of two matrices: turned or by gemm against a
-    transposed row-major ``b`` (Note [Small batches against a row-major weight], Note
-    [Linear by gemm]: the bits differ from matmul's for one row, a K past OpenBLAS's
-    block), NumPy's matmul (the bits of its ``dot``) otherwise."""
-    out = _weight_product(a, b, None, _gemm)
-    return _matmul(a, b) if out is None else out
-
-
 def _mat1_grad(g: Any, m1: Any, m2: Any) -> Any:
     """``linalg._mat1_grad`` (Note [Transposed products' gradients])."""
     dt, dev = g._dtype, g._device
     if _transposed(m1):
-        return _view_t(make(_product(m2._array, g._array.T), dt, dev))
-    return make(_product(g._array, m2._array.T), dt, dev)
+        return _view_t(make(_matmul(m2._array, g._array.T), dt, dev))
+    return make(_matmul(g._array, m2._array.T), dt, dev)
 
 
 def _mat2_grad(g: Any, m1: Any, m2: Any) -> Any:
     """``linalg._mat2_grad``."""
     dt, dev = g._dtype, g._device
     if _transposed(m2):
-        return _view_t(make(_product(g._array.T, m1._array), dt, dev))
-    return make(_product(m1._array.T, g._array), dt, dev)
+        return _view_t(make(_matmul(g._array.T, m1._array), dt, dev))
+    return make(_matmul(m1._array.T, g._array), dt, dev)
 
 
 _BAIL = object()

@@ -1,10 +1,10 @@
 """Note [Small batches against a row-major weight]: addmm, mm and matmul of ``x`` [M, K]
 and a transposed row-major weight (F.linear's ``x @ w.t() + b``, ``x @ w.T``) compute
-``(w @ x.T).T`` for the shapes ``_turns`` names (and the rest by gemm into the result,
-Note [Linear by gemm]).  Both sides of each of its bounds: the fast path against the
-general path (which takes the same turn) bit for bit, both against NumPy's direct
-product (the turned product bit for bit, the sum with a bias as gemm rounds it), and
-against PyTorch.
+``(w @ x.T).T`` for the shapes ``_turns`` names (F.linear with a bias by the bounds
+against gemm, which takes the rest: Note [Linear by gemm]).  Both sides of each of its
+bounds: the fast path against the general path (which takes the same turn) bit for
+bit, both against NumPy's direct product (bit for bit without a bias; with one, as gemm
+rounds the sum), and against PyTorch.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def test_small_batch_products_both_ways(
     for f, g in zip(fast, general, strict=True):
         assert_same(f, g)
         assert f.is_contiguous()
-        assert_close_to_numpy(f.numpy(), direct, x_np.shape[1])
+        np.testing.assert_array_equal(f.numpy(), direct)  # no bias: no gemm, NumPy's bits
 
 
 @settings(max_examples=60, deadline=None)
@@ -116,34 +116,38 @@ def test_guard_bounds() -> None:
     """``_turns`` on both sides of each bound the Note measured, and the product turned
     only for C-contiguous ``x`` and a transposed row-major weight of one float dtype;
     its transpose is ``x @ w.T``."""
-    cases = {  # (m, k, n): turned
-        (1, 256, 4096): False,  # batch 1
-        (2, 64, 1024): True,
-        (2, 63, 1024): False,  # K below 64
-        (2, 64, 1023): False,  # M * N below 2048
-        (16, 64, 128): True,  # batches of 2-16: nothing more
-        (16, 64, 127): False,
-        (17, 256, 128): True,  # batches of 17-32: K >= 256 or N >= 512
-        (17, 255, 128): False,
-        (32, 64, 512): True,
-        (32, 255, 511): False,
-        (33, 256, 512): True,  # batches of 33-64: K >= 256, and N or K >= 512
-        (33, 255, 512): False,
-        (64, 256, 511): False,
-        (64, 512, 64): True,
-        (64, 511, 128): False,
-        (64, 256, 256): False,  # batch 64's step: gemm's (Note [Linear by gemm])
-        (65, 1024, 1024): False,  # past batch 64
+    cases = {  # (m, k, n): (turned against NumPy's product, against gemm's with a bias)
+        (1, 256, 4096): (False, False),  # batch 1
+        (2, 64, 1024): (True, True),
+        (2, 63, 1024): (False, False),  # K below 64
+        (2, 64, 1023): (False, False),  # M * N below 2048
+        (16, 64, 128): (True, True),  # batches of 2-16: nothing more against gemm
+        (32, 64, 128): (True, False),  # batches of 17-32: N or K >= 128;
+        (32, 128, 64): (True, False),  # against gemm, K >= 256 or N >= 512
+        (32, 64, 64): (False, False),
+        (17, 256, 128): (True, True),
+        (17, 255, 128): (True, False),
+        (32, 64, 512): (True, True),
+        (32, 255, 511): (True, False),
+        (33, 256, 128): (True, False),  # batches of 33-64: N >= 128 and K >= 256;
+        (33, 255, 128): (False, False),  # against gemm, N or K >= 512 too
+        (64, 256, 127): (False, False),
+        (64, 256, 256): (True, False),  # batch 64's first layer: gemm's with its bias
+        (33, 256, 512): (True, True),
+        (64, 512, 128): (True, True),
+        (64, 511, 128): (True, False),
+        (65, 1024, 1024): (False, False),  # past batch 64
     }
     rng = np.random.default_rng(0)
     for (m, k, n), taken in cases.items():
-        assert _turns(m, k, n) is taken, (m, k, n)
+        assert (_turns(m, k, n), _turns(m, k, n, True)) == taken, (m, k, n)
         x = rng.standard_normal((m, k)).astype(np.float32)
         w = rng.standard_normal((n, k)).astype(np.float32)
-        turned = _small_batch_product(x, w.T)
-        assert (turned is not None) is taken, (m, k, n)
-        if taken:
-            np.testing.assert_array_equal(turned.T, x @ w.T)
+        for against_gemm in (False, True):
+            turned = _small_batch_product(x, w.T, against_gemm)
+            assert (turned is not None) is taken[against_gemm], (m, k, n, against_gemm)
+            if turned is not None:
+                np.testing.assert_array_equal(turned.T, x @ w.T)
     x = rng.standard_normal((8, 64)).astype(np.float32)
     w = rng.standard_normal((512, 64)).astype(np.float32)
     assert _small_batch_product(x, w.T) is not None
