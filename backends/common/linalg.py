@@ -258,6 +258,9 @@ def result_vecdot(
 # a float32 product costs ~0.13 us of the 0.35: the products of the operands themselves
 # (``tt.mm(a, b)``, ``a @ b`` of two matrices, float32 or float64) check it, with one
 # ``flags.forc`` each (C or F), and call ``dot`` only then (the product kernel's guard).
+# One exception: ``dot`` of two [1, 1] matrices is a scalar times a matrix, not gemm's
+# sum from +0 (``[[0.]] @ [[-1.]]``: dot -0.0, matmul and PyTorch +0.0), so a [1, 1]
+# right operand takes matmul.
 def _dot_2d(matmul: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """``matmul`` for arrays that are copies (Note [Products of widened copies])."""
 
@@ -452,6 +455,7 @@ def kernels(
                     and a.ndim == 2
                     and b.ndim == 2
                     and a.flags.forc
+                    and b.size != 1  # [1, 1]: ``dot``'s scalar product, not gemm's sum
                 ):
                     b_flags = b.flags
                     if b_flags.c_contiguous:  # a plain mm pays what ``forc`` cost it

@@ -126,3 +126,19 @@ def test_row_and_whole_sums_by_dot_are_the_products_sums(
     assert _row_sum(a).tobytes() == (a @ ones).tobytes()
     v = a[0]
     assert np.asarray(_total(v)).tobytes() == np.asarray(v @ ones).tobytes()
+
+
+def test_one_by_one_products_sum_from_positive_zero() -> None:
+    """NumPy's ``dot`` of two [1, 1] matrices is a scalar product (``0 * -1`` gives
+    -0.0); gemm's sum, NumPy's ``matmul`` and PyTorch's ``mm`` start from +0.0.  The
+    product kernel's ``dot`` guard leaves [1, 1] operands to matmul on both paths."""
+    for dtype in (np.float32, np.float64):
+        for a_val, b_val in ((0.0, -0.5), (-0.0, 0.5), (-0.0, -0.0)):
+            x = tt.tensor(np.array([[a_val]], dtype))
+            w = tt.tensor(np.array([[b_val]], dtype))
+            fast = (tt.mm(x, w), x @ w, x @ w.T)
+            with fastpaths.disabled():
+                general = (tt.mm(x, w), x @ w, x @ w.T)
+            expected = np.matmul(np.array([[a_val]], dtype), np.array([[b_val]], dtype))
+            for f, g in zip(fast, general, strict=True):
+                assert f.numpy().tobytes() == g.numpy().tobytes() == expected.tobytes()
