@@ -375,16 +375,23 @@ def _small_batch_product(a: Any, b: Any, against_gemm: bool = False) -> Any:
 def _weight_product(a: Any, b: Any, bias: Any, gemm: Callable[..., Any]) -> Any:
     """``a @ b + bias`` for NumPy arrays ``a`` [M, K] and ``b`` [K, N] against a
     row-major weight, C-contiguous: turned (Note [Small batches against a row-major
-    weight]) where that is the faster way, else by ``gemm`` (Note [Linear by gemm]);
-    None where neither applies (the caller's product and sum).  A bias that does not
-    broadcast raises NumPy's ValueError on the turned way."""
-    if b.ndim == 2 and b.shape[1] >= _BATCH_MIN_N:  # N >= 64 first: the test tiny ones pay
-        turned = _small_batch_product(a, b, True)
-        if turned is not None:
-            prod = _numpy.empty(turned.shape[::-1], turned.dtype)
-            _numpy.add(turned.T, bias, out=prod)
+    weight]) where that beats gemm, else by ``gemm`` (Note [Linear by gemm]), else (gemm
+    declined: K >= 1024, Note [Two BLAS thread pools]) turned where that beats NumPy's
+    product; None where none applies (the caller's product and sum: the same bits as
+    the turned one).  A bias that does not broadcast raises NumPy's ValueError on the
+    turned ways."""
+    wide = b.ndim == 2 and b.shape[1] >= _BATCH_MIN_N  # N >= 64 first: the test tiny pay
+    turned = _small_batch_product(a, b, True) if wide else None
+    if turned is None:
+        prod = gemm(a, b, bias)
+        if prod is not None or not wide:
             return prod
-    return gemm(a, b, bias)
+        turned = _small_batch_product(a, b)
+        if turned is None:
+            return None
+    prod = _numpy.empty(turned.shape[::-1], turned.dtype)
+    _numpy.add(turned.T, bias, out=prod)
+    return prod
 
 
 def kernels(
@@ -618,15 +625,8 @@ def kernels(
                     a, b, bias = _cast(mat1, dt), _cast(mat2, dt), _cast(self, dt)
                 try:
                     prod = None
-                    if is_direct and gemm is not None:  # _weight_product, without its frame
-                        if (
-                            b.shape[1] >= _BATCH_MIN_N
-                            and (turned := _small_batch_product(a, b, True)) is not None
-                        ):  # Note [Small batches against a row-major weight]
-                            prod = _numpy.empty(turned.shape[::-1], turned.dtype)
-                            _numpy.add(turned.T, bias, out=prod)
-                        else:
-                            prod = gemm(a, b, bias)  # Note [Linear by gemm]
+                    if is_direct and gemm is not None:  # Note [Linear by gemm]
+                        prod = _weight_product(a, b, bias, gemm)
                     if prod is None:
                         prod = fn_matmul(a, b) if is_direct else copies_product(a, b)
                         prod += bias

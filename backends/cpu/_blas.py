@@ -43,13 +43,78 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["axpy", "axpy_checked", "fused_add", "gemm"]
+__all__ = ["axpy", "axpy_checked", "blas_threads", "fused_add", "gemm"]
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _LOCK = threading.Lock()
 _FUNCTIONS: dict[np.dtype, Any] | None = None  # dtype -> ?axpy; {} without SciPy
 _SGEMM: Any = None  # SciPy's sgemm and dgemm, set with _FUNCTIONS (None without SciPy)
 _DGEMM: Any = None
+
+
+# Note [Two BLAS thread pools]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# SciPy's wheels bundle their own OpenBLAS, apart from NumPy's, and each keeps its own
+# pool of worker threads; after a call run on several threads OpenBLAS's workers spin,
+# waiting for more work, for a long while before they sleep.  So a large call through
+# SciPy's BLAS followed by NumPy's (a forward's product after ``p.add_(g, alpha=-lr)``
+# on a big parameter) finds the cores taken by the other pool's spinning threads:
+# measured on the development machine (2 cores, both pools at their default 2 threads),
+# ``saxpy`` of 10,001 float32 elements then a 256x256 NumPy matmul took 9,361 us a
+# round against 214 us for 10,000 elements (OpenBLAS runs an axpy of at most 10,000
+# elements, and a gemm of at most 65536 * 4 multiply-adds, on the calling thread), and
+# a 64x256x256 gemm then the matmul 13,307 us against 454 for the two alone.  So the
+# calls here stay on the calling thread unless SciPy's OpenBLAS runs one thread anyway
+# (``OPENBLAS_NUM_THREADS=1``, threadpoolctl's limits; read per call from the library,
+# ~0.2 us, and only for a call that large): an axpy past 10,000 elements goes in pieces
+# of 10,000 (elementwise, so the same bits), a gemm past 262,144 multiply-adds goes back
+# to NumPy (``gemm`` returns None).  Where SciPy's OpenBLAS cannot be found (another
+# build: MKL, a system BLAS), it is taken as threaded.  tests/backends/test_blas_pools.py.
+_AXPY_ONE_THREAD = 10_000  # OpenBLAS's interface/axpy.c: n <= 10000 runs on one thread
+_GEMM_ONE_THREAD = 65536 * 4  # interface/gemm.c: SMP_THRESHOLD_MIN * GEMM_MULTITHREAD_THRESHOLD
+_THREADS: Any = None  # SciPy's OpenBLAS's get_num_threads (ctypes); False: not found
+
+
+def _find_threads() -> Any:
+    """SciPy's bundled OpenBLAS's ``get_num_threads`` through ctypes, or False."""
+    global _THREADS
+    found: Any = False
+    try:
+        import ctypes
+        import glob
+        import os
+
+        import scipy
+
+        base = os.path.dirname(scipy.__file__)
+        paths = glob.glob(os.path.join(base, os.pardir, "scipy.libs", "*openblas*"))
+        paths += glob.glob(os.path.join(base, ".dylibs", "*openblas*"))  # macOS wheels
+        for path in paths:
+            lib = ctypes.CDLL(path)  # the library SciPy loaded: the same handle
+            for name in (
+                "scipy_openblas_get_num_threads",
+                "scipy_openblas_get_num_threads64_",
+                "openblas_get_num_threads",
+                "openblas_get_num_threads64_",
+            ):
+                fn = getattr(lib, name, None)
+                if fn is not None:
+                    fn.restype, fn.argtypes = ctypes.c_int, []
+                    found = fn
+                    break
+            if found:
+                break
+    except Exception:  # noqa: BLE001 - any failure: taken as threaded
+        found = False
+    _THREADS = found
+    return found
+
+
+def blas_threads() -> int:
+    """How many threads SciPy's OpenBLAS runs a large call on; 0 where it cannot be
+    read (Note [Two BLAS thread pools])."""
+    fn = _THREADS if _THREADS is not None else _find_threads()
+    return int(fn()) if fn else 0
 
 
 def _functions() -> dict[np.dtype, Any]:
@@ -89,9 +154,26 @@ def axpy(y: np.ndarray, x: np.ndarray, alpha: Any) -> bool:
         # elements pair up (a non-contiguous ``x`` is copied that way first).  A
         # non-contiguous ``y`` is copied too, and the copy written: then nothing
         # happened to ``y``.  Positional arguments: keywords cost ~0.3 us to parse.
+        return _run_axpy(fn, y, x, n, alpha if type(alpha) is float else float(alpha))
+    return True
+
+
+def _run_axpy(fn: Any, y: np.ndarray, x: np.ndarray, n: int, alpha: float) -> bool:
+    """``fn`` (?axpy) over ``y``'s and ``x``'s elements in C order, into ``y``: one call,
+    or pieces that keep it on this thread (Note [Two BLAS thread pools]).  False: ``y``
+    untouched (not contiguous: the wrapper would have written a copy)."""
+    if n <= _AXPY_ONE_THREAD or blas_threads() == 1:
+        if y.ndim < 2:  # a vector is its own Fortran order (``y.T``: a new view, ~70 ns)
+            return fn(x, y, n, alpha) is y  # type: ignore[no-any-return]
         yt = y.T
-        if fn(x.T, yt, n, alpha if type(alpha) is float else float(alpha)) is not yt:
-            return False
+        return fn(x.T, yt, n, alpha) is yt  # type: ignore[no-any-return]
+    if not y.flags.c_contiguous:
+        return False
+    ys, xs = y.reshape(-1), x.reshape(-1)  # a view of y; x's C order (a copy if strided)
+    step = _AXPY_ONE_THREAD
+    for i in range(0, n, step):
+        yi = ys[i : i + step]
+        fn(xs[i : i + step], yi, yi.size, alpha)  # contiguous: written in place
     return True
 
 
@@ -105,12 +187,7 @@ def axpy_checked(y: np.ndarray, x: np.ndarray, alpha: float) -> bool:
     if fn is None:
         return False
     n = y.size
-    if not n:
-        return True
-    if y.ndim < 2:  # a vector is its own Fortran order (``y.T``: a new view, ~70 ns)
-        return fn(x, y, n, alpha) is y  # type: ignore[no-any-return]
-    yt = y.T  # as axpy's
-    return fn(x.T, yt, n, alpha) is yt  # type: ignore[no-any-return]
+    return _run_axpy(fn, y, x, n, alpha) if n else True
 
 
 def fused_add(x: Any, y: Any, alpha: Any) -> Any:
@@ -168,6 +245,8 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: Any) -> np.ndarray | None:
     m, k = a.shape
     kb, n = b.shape
     if not 0 < k < 1024 or not m or not n or kb != k:
+        return None
+    if m * n * k > _GEMM_ONE_THREAD and blas_threads() != 1:  # Note [Two BLAS thread pools]
         return None
     if _FUNCTIONS is None:
         _functions()
