@@ -1,6 +1,7 @@
 """Autograd costs as PyTorch users write the code, side by side in one process, one thread.
 
     python ci/bench/autograd.py [--quick] [--only SUBSTRING] [--process-time] [--per-call]
+                                [--blas-threads N]
 
 Every row runs the same code on both libraries (our API is PyTorch's, so each workload
 is written once, given ``tt`` or ``torch``), in interleaved rounds; figures are medians.
@@ -18,6 +19,11 @@ is written once, given ``tt`` or ``torch``), in interleaved rounds; figures are 
   hand in NumPy (forward, analytic backward, update) and its ratio to PyTorch: the floor
   any dispatcher over NumPy adds its costs to.  Checked at start: each computes the
   parameters ours does.
+
+BLAS runs one thread unless ``--blas-threads N`` (every BLAS library N threads; PyTorch
+keeps one): the machine's default is several, and SciPy's OpenBLAS (our axpy and
+gemm) keeps a thread pool apart from NumPy's, which one thread hides (Note [Two BLAS
+thread pools] in backends/cpu/_blas.py).
 """
 
 from __future__ import annotations
@@ -32,8 +38,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# Read before NumPy loads OpenBLAS, which takes its thread count from the environment.
+_BLAS_THREADS = (
+    sys.argv[sys.argv.index("--blas-threads") + 1] if "--blas-threads" in sys.argv else "1"
+)
+os.environ.setdefault("OMP_NUM_THREADS", _BLAS_THREADS)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", _BLAS_THREADS)
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import numpy as np  # noqa: E402
@@ -381,6 +391,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (CI smoke run)")
     parser.add_argument("--only", default="", help="run the rows whose name contains this")
+    parser.add_argument(
+        "--blas-threads",
+        default="1",
+        help="threads of every BLAS library (read at import, before NumPy; PyTorch keeps one)",
+    )
     parser.add_argument(
         "--process-time",
         action="store_true",
