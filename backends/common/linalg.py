@@ -329,8 +329,9 @@ def _small_bf16(a: Any, b: Any) -> Any:
 # turns only where it beats both (``_turns(..., against_gemm=True)``: batches of 17-32
 # also need K >= 256 or N >= 512, batches of 33-64 N or K >= 512), and gemm takes the
 # rest; a product without one (mm, ``x @ w.T``) keeps the bounds above, gemm's edge
-# being mostly the bias (without it 0.9-1.1x the direct call).  Each element is the same dot product summed in the same order, so the two
-# give the same bits (tests/backends/test_small_batch_linear.py compares them, and the
+# being mostly the bias (without it 0.9-1.1x the direct call).  Each element of the
+# turned product is the same dot product summed in the same order, so the two give the
+# same bits (tests/backends/test_small_batch_linear.py compares them, and the
 # fast path with the general one, which takes the same turn; float32 and float64 only:
 # half-precision products multiply widened copies, unturned on both paths).  addmm,
 # and mm and matmul of two matrices, whose fast path tests the turn only for an

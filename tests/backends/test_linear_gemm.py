@@ -1,8 +1,9 @@
 """Note [Linear by gemm]: ``x @ w.T + b`` (F.linear's addmm) computed by BLAS gemm
 straight into a row-major result, the bias taken in the product's pass (products
-without a bias keep NumPy's, and their bits).  ``gemm``'s guard on both sides of each bound, the fast
-path against the general path bit for bit across it, and NumPy's product (PyTorch's:
-tests/backends/test_small_batch_linear.py, whose shapes take either way).
+without a bias keep NumPy's, and their bits).  ``gemm``'s guard on both sides of each
+bound, the fast path against the general path bit for bit across it, and NumPy's
+product (PyTorch's: tests/backends/test_small_batch_linear.py, whose shapes take
+either way).
 """
 
 from __future__ import annotations
