@@ -428,8 +428,9 @@ def kernels(
     out: dict[str, Any] = {}
 
     ndarray, asarray = ns.ndarray, ns.asarray
+    numpy_arrays = ndarray is _np_ndarray
     # Note [Linear by gemm]: BLAS gemm into a row-major result, on NumPy (None elsewhere).
-    gemm = fns.get("gemm") if ndarray is _np_ndarray else None
+    gemm = fns.get("gemm") if numpy_arrays else None
 
     def product(name: str, fn: Callable[[Any, Any], Any], ndims: tuple[int, int] | None) -> None:
         op = op_info(name)
@@ -642,15 +643,19 @@ def kernels(
             beta, alpha = scalars_addmm(mat1._dtype, beta, alpha)
         a, b = _cast(mat1, cdt), _cast(mat2, cdt)
         # As the fast path: float32 and float64, not the widened copies; the bias in the
-        # product's pass when alpha and beta are 1, as there (Note [Linear by gemm]).
-        if gemm is not None and cdt in blas_floats and alpha == 1 and beta == 1:
-            try:
-                prod = _weight_product(a, b, _cast(self, cdt), gemm)
-            except ValueError:  # a bias that does not broadcast: explained below
-                prod = None
-            if prod is not None:
-                return make(finish(prod, odt), odt, dev)
-        turned = _small_batch_product(a, b) if gemm is not None and cdt in blas_floats else None
+        # product's pass when alpha and beta are 1, as there (Note [Linear by gemm]),
+        # which tries the turn itself.
+        turned = None
+        if gemm is not None and cdt in blas_floats:
+            if alpha == 1 and beta == 1:
+                try:
+                    prod = _weight_product(a, b, _cast(self, cdt), gemm)
+                except ValueError:  # a bias that does not broadcast: explained below
+                    prod = None
+                if prod is not None:
+                    return make(finish(prod, odt), odt, dev)
+            else:
+                turned = _small_batch_product(a, b)
         if turned is not None:  # Note [Small batches against a row-major weight]
             prod = _numpy.ascontiguousarray(turned.T)
         else:

@@ -2,7 +2,8 @@
 w.T + b`` written by ``gemm`` straight into a row-major result (Note [Linear by gemm]).
 
 Imports: NumPy; SciPy's BLAS wrappers on first use (``scipy.linalg.blas``, ~0.3 s the
-first time, so not at ``import tensor``).
+first time, so not at ``import tensor``), and its OpenBLAS's thread count through
+``ctypes`` (Note [Two BLAS thread pools]).
 
 Note [Fused add with alpha]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -118,7 +119,7 @@ def blas_threads() -> int:
 
 
 def _functions() -> dict[np.dtype, Any]:
-    global _FUNCTIONS
+    global _FUNCTIONS, _SGEMM, _DGEMM
     with _LOCK:
         if _FUNCTIONS is None:
             try:
@@ -126,7 +127,6 @@ def _functions() -> dict[np.dtype, Any]:
             except ImportError:
                 _FUNCTIONS = {}
             else:
-                global _SGEMM, _DGEMM
                 _SGEMM, _DGEMM = blas.sgemm, blas.dgemm
                 _FUNCTIONS = {_F32: blas.saxpy, _F64: blas.daxpy}
     return _FUNCTIONS
@@ -212,9 +212,8 @@ def fused_add(x: Any, y: Any, alpha: Any) -> Any:
 # ~~~~~~~~~~~~~~~~~~~~~
 # F.linear with a bias, ``addmm(b, x, w.t())``, pairs a row-major [M, K] ``x`` with a
 # row-major [N, K] weight.  NumPy computes the product with BLAS and then adds the bias
-# in a second pass over the result.  BLAS
-# ``?gemm`` computes ``C = alpha * op(A) op(B) + beta * C`` into a column-major ``C``,
-# and the transpose of a row-major [M, N] result is one: so the result is allocated,
+# in a second pass over the result.  BLAS ``?gemm`` computes ``C = alpha * op(A) op(B)
+# + beta * C`` into a column-major ``C``, and the transpose of a row-major [M, N] result is one: so the result is allocated,
 # the bias broadcast into it, and gemm adds ``w @ x.T`` (the transposed weight ``w.T``
 # given transposed, ``x.T`` as it is) into its transpose with ``beta = 1``, the bias
 # taken in the product's pass, as PyTorch's CPU addmm does (it copies ``self`` into the
@@ -226,8 +225,8 @@ def fused_add(x: Any, y: Any, alpha: Any) -> Any:
 # that turn instead, where it is faster still.  Without a bias (mm, ``x @ w.T``) gemm
 # measured 0.9-1.1x NumPy's product, slower for a short K (a backward's ``g @ w`` with
 # K of 10: 2.25 against 2.02 us), so those keep NumPy's ``dot`` and the turn, and the
-# backward lanes their ``matmul``.  The bias in the sum changes where it is
-# rounded in: with it, each element is ``bias + p1 + p2`` over the product's K blocks
+# backward lanes their ``matmul``.  The bias in the sum changes where it is rounded
+# in: with it, each element is ``bias + p1 + p2`` over the product's K blocks
 # (OpenBLAS splits K above 256-384), without it ``(p1 + p2) + bias``; and NumPy computes
 # a one-row or one-column product as a matrix-vector product, in another order.  Both
 # are the product correctly summed, as PyTorch's (MKL's order, a third one) is; the fast

@@ -38,10 +38,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-# Read before NumPy loads OpenBLAS, which takes its thread count from the environment.
-_BLAS_THREADS = (
-    sys.argv[sys.argv.index("--blas-threads") + 1] if "--blas-threads" in sys.argv else "1"
-)
+
+def _blas_threads_argument() -> str:
+    """``--blas-threads``'s value (``N`` or ``=N``), read before NumPy loads OpenBLAS,
+    which takes its thread count from the environment; argparse checks it later."""
+    for i, arg in enumerate(sys.argv):
+        if arg.startswith("--blas-threads="):
+            return arg.partition("=")[2]
+        if arg == "--blas-threads" and i + 1 < len(sys.argv):
+            return sys.argv[i + 1]
+    return "1"
+
+
+_BLAS_THREADS = _blas_threads_argument()
 os.environ.setdefault("OMP_NUM_THREADS", _BLAS_THREADS)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", _BLAS_THREADS)
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))

@@ -176,7 +176,8 @@ def linear_rows(number: int, rounds: int) -> None:
     """``F.linear`` on float32 with an ``nn.Linear``-style [out, in] weight, no grad, at
     small batches (no target of its own): ours, NumPy's ``x @ w.T + b``, PyTorch's.
     Note [Small batches against a row-major weight] turns batches of 2-64 around, where
-    its measured table says so."""
+    its measured table says so; the others take gemm with the bias in its pass (Note
+    [Linear by gemm])."""
     for batch, features in ((2, 1024), (8, 256), (8, 1024), (32, 256), (64, 256)):
         rng = np.random.default_rng(9)
         x0 = rng.standard_normal((batch, features), dtype=np.float32)
