@@ -190,14 +190,16 @@ def _direct_dtypes(op: Any, half: frozenset[Any]) -> frozenset[Any]:
 
 # Note [Masking by bits]
 # ~~~~~~~~~~~~~~~~~~~~~~
-# ``where(mask, x, 0)`` is how relu's backward (PyTorch's threshold_backward) and masks
-# in user code keep some elements and zero the rest.  NumPy's where branches on every
+# ``where(mask, x, 0)`` and ``where(mask, 0, x)`` are how relu's backward (PyTorch's
+# threshold_backward, ``where(out <= 0, 0, g)``: a NaN output passes its gradient) and
+# masks in user code keep some elements and zero the rest.  NumPy's where branches on every
 # element, and on a mask of no pattern (relu's, on random data) the mispredictions make
 # it 5-7x slower than arithmetic (94 us for 64x256 float32; ci/bench/autograd.py's
 # larger step).  Multiplying by the mask is not the same (a NaN or inf times 0 is NaN),
 # but ANDing each element's bits with the mask widened to all-ones or all-zeros is:
 # kept elements keep their exact bits (NaN payloads, -0.0), the others become +0.0 (the
-# number 0), as where gives.  Taken for ``other`` the number 0, or 0.0 (not -0.0) with a
+# number 0), as where gives (``where(mask, 0, x)``: the mask minus 1, all-ones where it
+# is False).  Taken for ``other`` (or ``self``) the number 0, or 0.0 (not -0.0) with a
 # floating array (0.0 promotes an integer one), dtypes of 2, 4 or 8 bytes on NumPy, and
 # a C-contiguous mask and array of one shape (so the result is C-contiguous, as where's;
 # broadcasting would also be right); everything else calls where.  Planted bugs in the
@@ -230,6 +232,22 @@ def mask_zero_fn(mask: Any, x: Any, unsigned: Any) -> Any:
     return bits.view(x.dtype)
 
 
+def zero_mask_fn(mask: Any, x: Any, unsigned: Any) -> Any:
+    """``where(mask, 0, x)`` for NumPy arrays of one shape (Note [Masking by bits]): relu's
+    backward, ``where(out <= 0, 0, g)``."""
+    bits = _numpy.subtract(mask.view(_numpy.uint8), 1, dtype=unsigned)  # 0 -> all ones
+    bits &= x.view(unsigned)
+    return bits.view(x.dtype)
+
+
+def _is_zero(number: Any, dt: Any) -> bool:
+    """Whether ``number`` is the number 0 as where's fast paths take it: an int 0, or a
+    float 0.0 (not -0.0) for a floating dtype ``dt``."""
+    return number == 0 and (
+        type(number) is int or (type(number) is float and dt.category >= 2 and not _signbit(number))
+    )
+
+
 def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
     """Data kernels of ``where``, ``lerp``, ``clamp``, ``addcmul`` or ``addcdiv`` for the
     namespace of ``ns``."""
@@ -247,7 +265,29 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
         mask_zero = _mask_zero_dtypes(ns)
 
         def where(condition: Any, self: Any, other: Any) -> Any:
-            # Fast path (autograd's masks: relu's backward is ``where(out > 0, grad, 0)``):
+            # The mirror of the masking below: ``where(mask, 0, x)`` (relu's backward,
+            # ``where(out <= 0, 0, grad)``), the same conditions with the two swapped.
+            if (
+                type(other) is tensor_type
+                and type(condition) is tensor_type
+                and (type(self) is int or type(self) is float)
+                and condition._dtype is bool_
+                and fastpaths.ENABLED
+                and mask_zero is not None
+            ):
+                dt, dev = other._dtype, other._device
+                c, a = condition._array, other._array
+                if (
+                    dt in direct
+                    and condition._device is dev
+                    and _is_zero(self, dt)
+                    and (unsigned := mask_zero.get(a.dtype)) is not None
+                    and c.shape == a.shape
+                    and c.flags.c_contiguous
+                    and a.flags.c_contiguous
+                ):
+                    return make(zero_mask_fn(c, a, unsigned), dt, dev)
+            # Fast path (autograd's masks, ``where(mask, grad, 0)``):
             # a bool condition, ``self`` on its device, and ``other`` a number that leaves
             # ``self``'s dtype alone or a tensor of ``self``'s dtype and device.  Shapes
             # broadcast as in the general path; shapes that do not (the library's
@@ -267,15 +307,7 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                             if other._dtype is dt and other._device is dev:
                                 out = where_fn(c, a, other._array)
                         elif (
-                            other == 0
-                            and (
-                                type(other) is int
-                                or (
-                                    type(other) is float
-                                    and dt.category >= 2
-                                    and not _signbit(other)
-                                )
-                            )
+                            _is_zero(other, dt)
                             and mask_zero is not None
                             and (unsigned := mask_zero.get(a.dtype)) is not None
                             and c.shape == a.shape

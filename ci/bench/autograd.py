@@ -267,7 +267,7 @@ NUMPY_UPDATES = {
 def numpy_step(d: dict[str, np.ndarray], forward: str, update: str) -> Callable[[], None]:
     """``make_step``'s step written by hand in NumPy; ``step.params`` its parameters."""
     from backends.common.linalg import _weight_product
-    from backends.common.ternary import mask_zero_fn  # Note [Masking by bits]
+    from backends.common.ternary import zero_mask_fn  # Note [Masking by bits]
     from backends.cpu._blas import gemm
 
     def linear_by_hand(a: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -298,7 +298,7 @@ def numpy_step(d: dict[str, np.ndarray], forward: str, update: str) -> Callable[
         p[rows, y] -= 1
         gz = p / n
         gr = gz @ w2 if linear else gz @ w2.T
-        gh = mask_zero_fn(h > 0, gr, unsigned)
+        gh = zero_mask_fn(h <= 0, gr, unsigned)  # relu's backward: where(h <= 0, 0, gr)
         if linear:
             grads = (gh.T @ x, gh.sum(0), gz.T @ r, gz.sum(0))
         else:

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import numpy as np  # noqa: E402
 
-from backends.common.ternary import mask_zero_fn  # noqa: E402  (Note [Masking by bits])
+from backends.common.ternary import zero_mask_fn  # noqa: E402  (Note [Masking by bits])
 
 _UNSIGNED = {np.dtype(np.float32): np.dtype(np.uint32), np.dtype(np.float64): np.dtype(np.uint64)}
 
@@ -145,7 +145,7 @@ ADD = table(
 MULS = table(lambda a, k: T(a.a * k), None)
 RELU = table(
     lambda a, _: T(np.maximum(a.a, _zeros(a.a))),
-    lambda g, a, _, out, edges: (mask_zero_fn(out.a > 0, g, _UNSIGNED[g.dtype]), None),
+    lambda g, a, _, out, edges: (zero_mask_fn(out.a <= 0, g, _UNSIGNED[g.dtype]), None),
 )
 
 

@@ -50,7 +50,7 @@ import numpy as np
 
 from backends.common import fastpaths
 from backends.common.nn import REDUCTIONS
-from backends.common.ternary import mask_zero_fn
+from backends.common.ternary import zero_mask_fn
 from dispatch import REQUIRES_GRAD_BIT, DispatchKey, DispatchKeySet, _tls, ops
 
 from .. import _dtype
@@ -73,7 +73,7 @@ _UNSIGNED = {np.dtype("float32"): np.dtype("uint32"), np.dtype("float64"): np.dt
 _ndarray = np.ndarray
 _matmul = np.matmul
 _reduce = np.add.reduce  # the CPU sum kernel's one-axis call (backends/cpu/reduction.py)
-_greater = np.greater
+_less_equal = np.less_equal
 _mul = operator.mul  # the CPU mul kernel's ndarray.__mul__ (backends/cpu/elementwise.py)
 _RG = REQUIRES_GRAD_BIT
 _transposed = _linalg._transposed
@@ -223,13 +223,14 @@ def neg_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
 
 
 def relu_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
-    # ``where(out > 0, g, 0)`` by the where kernel's bit mask (Note [Masking by bits]).
+    # ``where(out <= 0, 0, g)`` by the where kernel's bit mask (Note [Masking by bits]).
     if out is None or not _plain(g, out):
         return None
     ga, oa = g._array, out._array
     if ga.shape != oa.shape or not (ga.flags.c_contiguous and oa.flags.c_contiguous):
         return None
-    return (make(mask_zero_fn(_greater(oa, 0), ga, _UNSIGNED[ga.dtype]), g._dtype, g._device),)
+    mask = _less_equal(oa, 0)
+    return (make(zero_mask_fn(mask, ga, _UNSIGNED[ga.dtype]), g._dtype, g._device),)
 
 
 def transpose_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:

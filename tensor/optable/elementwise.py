@@ -601,9 +601,9 @@ _UNARY: tuple[OpInfo, ...] = (
     ),
     _unary(
         "relu", REAL_NO_BOOL, same, out=False, inplace=INPLACE_FUNCTION,
-        # PyTorch's threshold_backward: zero where the output is not positive, even for a
-        # NaN or infinite incoming gradient.
-        grad=_unary_grad(lambda g, x, out: core.where.ScalarOther(out > 0, g, 0), saved=("result",)),
+        # PyTorch's threshold_backward, ``out <= 0 ? 0 : g``: zero where the output is at
+        # most 0, even for a NaN or infinite incoming gradient; a NaN output passes ``g``.
+        grad=_unary_grad(lambda g, x, out: core.where.ScalarSelf(out <= 0, 0, g), saved=("result",)),
     ),
     _unary(
         "erf", REAL, grad=_unary_grad(lambda g, x, out: g * _TWO_OVER_SQRT_PI * core.exp(-x * x)),

@@ -145,14 +145,15 @@ def test_where(x, other):
     )
 
 
+@pytest.mark.parametrize("side", ["where(mask, x, 0)", "where(mask, 0, x)"])
 @pytest.mark.parametrize("pattern", ["x > 0", "random", "broadcast", "transposed"])
 @pytest.mark.parametrize("other", [0, 0.0, -0.0, 1, False, 0j, 1e-300])
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
-def test_where_zero_by_bits(dtype, other, pattern):
-    """Note [Masking by bits]: where(mask, x, 0) as bits ANDed with the mask, against
-    NumPy's where on both sides of the guard (every dtype, the numbers 0, 0.0, -0.0 and
-    others, masks of the same shape, broadcast or transposed; values with NaN, inf and
-    -0.0), and against PyTorch."""
+def test_where_zero_by_bits(dtype, other, pattern, side):
+    """Note [Masking by bits]: where(mask, x, 0) and where(mask, 0, x) as bits ANDed
+    with the mask, against NumPy's where on both sides of the guard (every dtype, the
+    numbers 0, 0.0, -0.0 and others, masks of the same shape, broadcast or transposed;
+    values with NaN, inf and -0.0), and against PyTorch."""
     rng = np.random.default_rng(7)
     values = rng.standard_normal((4, 5)) * 4
     values.flat[:4] = [np.nan, np.inf, -0.0, -np.inf]
@@ -162,16 +163,21 @@ def test_where_zero_by_bits(dtype, other, pattern):
     flip = pattern == "transposed"  # a mask that is a transposed view
     held = bits[0] if pattern == "broadcast" else np.ascontiguousarray(bits.T) if flip else bits
 
+    swap = side == "where(mask, 0, x)"
+
+    def where(lib, mask, a):
+        return lib.where(mask, other, a) if swap else lib.where(mask, a, other)
+
     def call(a):
         if pattern == "x > 0":
-            return tt.where(a > 0 if a.dtype is not tt.bool else a, a, other)
-        return tt.where(tt.tensor(held).T if flip else tt.tensor(held), a, other)
+            return where(tt, a > 0 if a.dtype is not tt.bool else a, a)
+        return where(tt, tt.tensor(held).T if flip else tt.tensor(held), a)
 
     def torch_call(a):
         t = __import__("torch")
         if pattern == "x > 0":
-            return t.where(a > 0 if a.dtype is not t.bool else a, a, other)
-        return t.where(t.tensor(held).T if flip else t.tensor(held), a, other)
+            return where(t, a > 0 if a.dtype is not t.bool else a, a)
+        return where(t, t.tensor(held).T if flip else t.tensor(held), a)
 
     same_both_ways(call, x, torch_call=None if torch_quirk("where", x) else torch_call)
 

@@ -326,3 +326,26 @@ def test_cond_and_map_are_functions_over_higher_order_operators_as_in_torch() ->
         _close(run(tt, tt.cond, tt.higher_order.map), run(torch, torch.cond, torch_map))
     with pytest.raises(RuntimeError):
         tt.cond(tt.tensor([True, False]), lambda a: a, lambda a: a, (tt.ones(1),))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(8,), (2, 4)])  # the backward lane (matrices) and formula
+@pytest.mark.parametrize("create_graph", [False, True])  # the lane, or the formula alone
+def test_relu_passes_the_gradient_of_a_nan_output_like_torch(
+    dtype: str, shape: tuple[int, ...], create_graph: bool
+) -> None:
+    """PyTorch's threshold_backward is ``out <= 0 ? 0 : grad``: a NaN output (either
+    sign) passes its gradient, zeros and negatives do not, even a NaN or inf gradient."""
+    values = np.array([np.nan, -np.nan, 1.5, -1.0, 0.0, -0.0, np.inf, -np.inf], dtype)
+    grad = np.array([7.0, -3.0, np.inf, np.nan, np.nan, 2.0, -0.0, 5.0], dtype)
+
+    def run(lib: Any) -> Any:
+        x = lib.tensor(values.reshape(shape), requires_grad=True)
+        (gx,) = lib.autograd.grad(
+            lib.relu(x), x, lib.tensor(grad.reshape(shape)), create_graph=create_graph
+        )
+        return gx.detach()
+
+    ours, theirs = _both(run)
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    assert np.signbit(ours.numpy()).tolist() == np.signbit(theirs.numpy()).tolist()
