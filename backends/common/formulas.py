@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Callable
 from typing import Any
 
 import ml_dtypes
@@ -99,6 +100,20 @@ ARGUMENT_CHECKS: dict[str, Any] = {
     "round": lambda cdt, *a, decimals=0, **k: check_round(cdt, decimals),
     "gelu": lambda cdt, *a, approximate="none", **k: check_gelu(cdt, approximate),
     "div": lambda cdt, *a, rounding_mode=None, **k: check_rounding_mode(rounding_mode),
+}
+
+
+# PyTorch's pow of a real floating tensor by these number exponents is not ``pow``: its
+# CPU and CUDA kernels (``pow_tensor_scalar_optimized_kernel``) compute ``x * x * x``,
+# ``1 / sqrt(x)`` and ``1 / (x * x)``, whose values differ from the correctly rounded
+# power in the last place and at the edges (``(-0.0) ** -0.5`` is -inf, not inf;
+# ``(-inf) ** -0.5`` NaN, not 0; ``1.7e154 ** -2`` 0, not a subnormal).  NumPy's power
+# already makes 2, 0.5 and -1 the square, the square root and the reciprocal.  Float32
+# and float64 only: PyTorch's half precision computes float32's ``pow`` and rounds.
+_POWERS_AS_PRODUCTS: dict[float, Callable[[Any, Any], Any]] = {
+    3: lambda xp, x: x * x * x,
+    -0.5: lambda xp, x: 1 / xp.sqrt(x),
+    -2: lambda xp, x: 1 / (x * x),
 }
 
 
@@ -314,6 +329,14 @@ class Formulas:
                 odd = (y % 2) != 0
                 special = xp.where(x == 1, 1, xp.where(x == -1, xp.where(odd, -1, 1), 0))
                 return xp.where(neg, self._retype(special, x.dtype), safe)
+        elif (
+            (type(y) is int or type(y) is float)
+            and y in _POWERS_AS_PRODUCTS
+            and getattr(x, "dtype", None) is not None
+            and self._kind(x.dtype) == "f"
+            and x.dtype.itemsize >= 4  # half precision: computed as float32's pow
+        ):
+            return _POWERS_AS_PRODUCTS[y](xp, x)
         return self._pow(x, y)
 
     def add(self, x: Any, y: Any, cdt: Any, alpha: Any = 1) -> Any:

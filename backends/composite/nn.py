@@ -103,10 +103,14 @@ def binary_cross_entropy_with_logits(
             f"same as input size ({list(self.shape)})"
         )
     # PyTorch's stable form: (1 - t) * x + lw * (log1p(exp(-|x|)) + max(-x, 0)),
-    # with lw = 1 + (pos_weight - 1) * t.
+    # with lw = 1 + (pos_weight - 1) * t.  ``maximum(-x, 0)``, not ``relu(-x)``: the same
+    # values, and at x = 0 (a zero-initialised classifier's logits) the tie's half
+    # gradient, -1/2, is the derivative of softplus(-x) there, where relu's 0 (with |x|'s 0)
+    # gave the input gradient 1 - t instead of PyTorch's sigmoid(0) - t.
+    neg = core.neg.default(self)
     softplus_neg = core.add.Tensor(
         core.log1p.default(core.exp.default(core.neg.default(core.abs.default(self)))),
-        core.relu.default(core.neg.default(self)),
+        core.maximum.default(neg, core.zeros_like.default(neg)),
     )
     if pos_weight is not None:
         lw = core.add.Scalar(core.mul.Tensor(core.sub.Scalar(pos_weight, 1), target), 1)

@@ -114,16 +114,24 @@ def _mul(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 @holomorphic
 def _div(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["other"]
-    if a.get("rounding_mode") is not None:  # floor/trunc division: zero almost everywhere
-        return _t(g * 0, x), _t(g * 0, y) if _is_tensor(y) else None
-    gx = g / y
-    return _t(gx, x), _t(-gx * x / y, y) if _is_tensor(y) else None
+    if a.get("rounding_mode") is not None:  # floor/trunc division: zeros (PyTorch's)
+        gy = core.zeros_like(y) if _is_tensor(y) else None
+        return _t(core.zeros_like(x), x) if _is_tensor(x) else None, gy
+    # PyTorch's ``grad / other`` and ``-grad * ((self / other) / other)``.
+    return _t(g / y, x), _t(-g * (x / y / y), y) if _is_tensor(y) else None
 
 
 @saves("self", "other")
 def _remainder(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    # PyTorch's ``-grad * self.div(other, rounding_mode="floor")``: its floor division, not
+    # ``floor(self / other)`` (they differ for an infinite self, or a self and an
+    # infinite other of opposite signs).
     x, y = a["self"], a["other"]
-    gy = _t(-g * core.floor(x / y), y) if _is_tensor(y) else None
+    if _is_tensor(y):  # remainder.Scalar_Tensor (PyTorch has no derivative): x / y floored
+        q = core.div(x, y, rounding_mode="floor") if _is_tensor(x) else core.floor(x / y)
+        gy = _t(-g * q, y)
+    else:
+        gy = None
     return (_t(g, x), gy) if _is_tensor(x) else (gy,)
 
 
@@ -139,55 +147,61 @@ def _fmod(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 def _pow(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x, y = a["self"], a["exponent"]
     grads: list[Any] = []
+    # PyTorch's pow_backward_self / pow_backward / pow_backward_exponent, in their order of
+    # operations: ``grad * (exponent * self ** (exponent - 1))``, zeros for a 0 exponent;
+    # ``grad * where(self == 0 and exponent >= 0, 0, result * log(self))``.
     if _is_tensor(x):
         if _is_tensor(y):
-            gx = core.where(y == 0, 0.0, g * y * x ** (y - 1))
+            gx = core.where(y == 0, 0.0, g * (y * x ** (y - 1)))
         else:
-            gx = g * 0 if y == 0 else g * y * x ** (y - 1)
+            gx = core.zeros_like(x) if y == 0 else g * (y * x ** (y - 1))
         grads.append(_t(gx, x))
     if _is_tensor(y):
         # PyTorch compares the exponent's real part for complex exponents
         y_re = core.real(y) if y.dtype.is_complex else y
         if _is_tensor(x):
-            gy = core.where(core.logical_and(x == 0, y_re >= 0), 0.0, g * out * core.log(x))
+            gy = g * core.where(core.logical_and(x == 0, y_re >= 0), 0.0, out * core.log(x))
         elif x == 0:
-            gy = core.where(y_re >= 0, 0.0, g * out * float("-inf"))
+            gy = g * core.where(y_re >= 0, 0.0, out * float("-inf"))
         elif isinstance(x, complex):
-            gy = g * out * cmath.log(x)
+            gy = g * (out * cmath.log(x))
         else:
-            gy = g * out * math.log(x) if x > 0 else g * float("nan")
+            gy = g * (out * math.log(x)) if x > 0 else g * float("nan")
         grads.append(_t(gy, y))
     return tuple(grads)
+
+
+def _max_min_grads(g: Any, x: Any, y: Any, lose_x: Any, lose_y: Any) -> tuple[Any, ...]:
+    """PyTorch's ``where(self == other, grad / 2, grad).masked_fill_(lose, 0)`` for each
+    side: ties split the gradient evenly, the side that loses gets exactly 0 (not ``g * 0``:
+    NaN for an inf gradient), and a NaN on either side (no order, no tie) passes ``g`` to
+    both."""
+    split = core.where(core.eq(x, y), g / 2, g)
+    return _t(core.where(lose_x, 0, split), x), _t(core.where(lose_y, 0, split), y)
 
 
 @saves("self", "other")
 def maximum_grad(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     """``maximum``'s formula, ``max.other``'s too (``reduction``)."""
     x, y = a["self"], a["other"]
-    # Ties split the gradient evenly, as PyTorch does.
-    gt, eq = core.gt(x, y), core.eq(x, y)
-    half = g * 0.5
-    gx = core.where(gt, g, core.where(eq, half, g * 0))
-    gy = core.where(gt, g * 0, core.where(eq, half, g))
-    return _t(gx, x), _t(gy, y)
+    return _max_min_grads(g, x, y, core.lt(x, y), core.gt(x, y))
 
 
 @saves("self", "other")
 def minimum_grad(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     """``minimum``'s formula, ``min.other``'s too (``reduction``)."""
     x, y = a["self"], a["other"]
-    lt, eq = core.lt(x, y), core.eq(x, y)
-    half = g * 0.5
-    gx = core.where(lt, g, core.where(eq, half, g * 0))
-    gy = core.where(lt, g * 0, core.where(eq, half, g))
-    return _t(gx, x), _t(gy, y)
+    return _max_min_grads(g, x, y, core.gt(x, y), core.lt(x, y))
 
 
 @saves("self", "other")
 def _atan2(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    # PyTorch's atan2_backward: the reciprocal of ``self**2 + other**2``, 0 where that is
+    # 0 (both 0: gradients 0, not NaN), times ``grad * other`` and ``-grad * self``.
     y, x = a["self"], a["other"]
-    denom = x * x + y * y
-    return _t(g * x / denom, y), _t(-g * y / denom, x)
+    denom = y * y + x * x
+    recip = core.where.ScalarSelf(denom == 0, 0, core.reciprocal(denom))
+    return _t(g * x * recip, y), _t(-g * y * recip, x)
 
 
 @saves("self", "other", "result")
@@ -199,23 +213,26 @@ def _hypot(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
 @saves("self", "other", "result")
 @holomorphic
 def _logaddexp(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    # PyTorch's ``grad / (1 + exp(other - self))``: with an infinite input the other
+    # gets 0 (or the whole ``g``), where ``exp(x - out)`` is NaN.
     x, y = a["self"], a["other"]
-    return _t(g * core.exp(x - out), x), _t(g * core.exp(y - out), y)
+    return _t(g / (core.exp(y - x) + 1), x), _t(g / (core.exp(x - y) + 1), y)
 
 
 @saves("self", "other", "result")
 def _logaddexp2(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    # PyTorch's ``grad / (1 + pow(2, other - self))`` (as logaddexp's).
     x, y = a["self"], a["other"]
-    return _t(g * core.exp2(x - out), x), _t(g * core.exp2(y - out), y)
+    return _t(g / (core.exp2(y - x) + 1), x), _t(g / (core.exp2(x - y) + 1), y)
 
 
-@saves("self", "result")
+@saves("self", "other", "result")
 def _copysign(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
-    # PyTorch's copysign_tensor_self_backward: the sign flip, 0 where self is 0; the sign
-    # source gets no gradient.
-    x = a["self"]
-    flip = core.where(core.eq.Scalar(x, 0), x * 0, core.sign(x) * core.sign(out))
-    return _t(g * flip, x), None
+    # PyTorch's copysign_tensor_self_backward: ``grad * (result / self)``, the ratio 0
+    # where self is 0 (NaN where self is infinite or NaN); a tensor sign source gets zeros.
+    x, y = a["self"], a["other"]
+    ratio = core.where.ScalarSelf(core.eq.Scalar(x, 0), 0, out / x)
+    return _t(g * ratio, x), core.zeros_like(y) if _is_tensor(y) else None
 
 
 _ARITHMETIC: tuple[OpInfo, ...] = (
@@ -340,13 +357,14 @@ _LOGICAL: tuple[OpInfo, ...] = (
 # -- ternary ------------------------------------------------------------------------------------
 @saves("condition")
 def _where(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    # PyTorch's ``where(condition, grad, 0)``: exactly 0 where not taken (``g * 0`` would be
+    # NaN for an infinite gradient).
     cond, x, y = a["condition"], a["self"], a["other"]
-    zero = g * 0
     grads: list[Any] = [None]  # the condition
     if _is_tensor(x):
-        grads.append(_t(core.where(cond, g, zero), x))
+        grads.append(_t(core.where.ScalarOther(cond, g, 0), x))
     if _is_tensor(y):
-        grads.append(_t(core.where(cond, zero, g), y))
+        grads.append(_t(core.where.ScalarSelf(cond, 0, g), y))
     return tuple(grads)
 
 
@@ -372,33 +390,47 @@ def _clamp_mask(x: Any, lo: Any, hi: Any) -> Any:
 @saves("self")
 def _clamp(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x = a["self"]
-    return (core.where(_clamp_mask(x, a.get("min"), a.get("max")), g, g * 0),)
+    return (core.where.ScalarOther(_clamp_mask(x, a.get("min"), a.get("max")), g, 0),)
 
 
 @saves("self", "min", "max")
 def _clamp_tensor(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    # PyTorch's clamp_backward and clamp_backward_min_max: exact zeros where not taken;
+    # with both bounds, min gets the gradient only where it is below max, and max also
+    # where it is below min (max wins there, as in the forward).
     x, lo, hi = a["self"], a.get("min"), a.get("max")
-    zero = g * 0
-    gx = _t(core.where(_clamp_mask(x, lo, hi), g, zero), x)
-    g_lo = _t(core.where(core.lt(x, lo), g, zero), lo) if lo is not None else None
-    g_hi = _t(core.where(core.gt(x, hi), g, zero), hi) if hi is not None else None
+    gx = _t(core.where.ScalarOther(_clamp_mask(x, lo, hi), g, 0), x)
+    g_lo = g_hi = None
+    if lo is not None:
+        below = core.lt(x, lo)
+        if hi is not None:
+            below = core.logical_and(below, core.lt(lo, hi))
+        g_lo = _t(core.where.ScalarOther(below, g, 0), lo)
+    if hi is not None:
+        above = core.gt(x, hi)
+        if lo is not None:
+            above = core.logical_or(above, core.lt(hi, lo))
+        g_hi = _t(core.where.ScalarOther(above, g, 0), hi)
     return gx, g_lo, g_hi
 
 
 @saves("tensor1:tensor2", "tensor2:tensor1")
 @holomorphic
 def _addcmul(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    # PyTorch's ``grad * (tensor2 * value)`` and ``grad * (tensor1 * value)``.
     t1, t2, value = a["tensor1"], a["tensor2"], a.get("value", 1)
-    gv = g if value == 1 else g * value
-    return _t(g, a["self"]), _t(gv * t2, t1), _t(gv * t1, t2)
+    if value == 1 and not isinstance(value, float):
+        return _t(g, a["self"]), _t(g * t2, t1), _t(g * t1, t2)
+    return _t(g, a["self"]), _t(g * (t2 * value), t1), _t(g * (t1 * value), t2)
 
 
 @saves("tensor1:tensor2", "tensor2")
 @holomorphic
 def _addcdiv(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    # PyTorch's ``grad * (value / tensor2)`` and ``-grad * (value * tensor1 / (tensor2 *
+    # tensor2))``.
     t1, t2, value = a["tensor1"], a["tensor2"], a.get("value", 1)
-    gv = g if value == 1 else g * value
-    return _t(g, a["self"]), _t(gv / t2, t1), _t(-gv * t1 / (t2 * t2), t2)
+    return _t(g, a["self"]), _t(g * (value / t2), t1), _t(-g * (value * t1 / (t2 * t2)), t2)
 
 
 _TERNARY: tuple[OpInfo, ...] = (
@@ -469,7 +501,7 @@ def _abs(g: Any, x: Any, out: Any) -> Any:
 
 
 def _zero(g: Any, x: Any, out: Any) -> Any:
-    return g * 0
+    return core.zeros_like(g)  # PyTorch's zeros (``g * 0`` is NaN for an infinite g)
 
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -548,7 +580,8 @@ _UNARY: tuple[OpInfo, ...] = (
         inplace=INPLACE_FUNCTION,
     ),
     _unary(
-        "rsqrt", grad=_unary_grad(lambda g, x, out: g * -0.5 * out * out * out, saved=("result",)),
+        # PyTorch's ``-0.5 * grad * result.pow(3)`` (its pow by 3: ``r * r * r``).
+        "rsqrt", grad=_unary_grad(lambda g, x, out: g * -0.5 * (out * out * out), saved=("result",)),
         autocast={"cuda": "fp32"}, inplace=INPLACE_FUNCTION,
     ),
     _unary(
@@ -556,7 +589,7 @@ _UNARY: tuple[OpInfo, ...] = (
         inplace=INPLACE_FUNCTION,
     ),
     _unary(
-        "reciprocal", grad=_unary_grad(lambda g, x, out: -g * out * out, saved=("result",)),
+        "reciprocal", grad=_unary_grad(lambda g, x, out: -g * (out * out), saved=("result",)),
         autocast={"cuda": "fp32"}, inplace=INPLACE_FUNCTION,
     ),
     _unary("sin", grad=_unary_grad(lambda g, x, out: g * core.cos(x)), inplace=INPLACE_FUNCTION),

@@ -80,23 +80,33 @@ def _prod_others(x: Any, d: int) -> Any:
     return left * right
 
 
-@_grad.saves("self")
+@_grad.saves("self", "result")
 @_grad.holomorphic
 def _prod(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    # PyTorch's prod_backward: without a zero, ``grad * (result / input)`` (NaN at an
+    # infinite or NaN input, as PyTorch's); with zeros, the products of the others
+    # (prod_safe_zeros_backward), except a whole product with two zeros or more outside
+    # grad mode: zeros.
     x, dim, keepdim = a["self"], a["dim"], a["keepdim"]
     if x.numel() == 0:
         return (core.zeros_like(x),)
     if x.ndim == 0:
         return (_grad_input(g, x, a["dtype"]),)
+    zeros = core.eq(x, 0)
     if dim is None:
-        flat = core.reshape(x, [-1])
-        others = core.reshape(_prod_others(flat, 0), list(x.shape))
-        grad = g * others
+        count = int(core.sum(zeros)) if x.device.type != "meta" else 0
+        if count == 0:
+            grad = g * (out / x)
+        elif count > 1 and not _grad.records_graph():
+            grad = core.zeros_like(x)
+        else:
+            flat = core.reshape(x, [-1])
+            grad = g * core.reshape(_prod_others(flat, 0), list(x.shape))
     else:
         d = _grad.wrap_dim(dim, x.ndim)
         if not keepdim:
-            g = core.unsqueeze(g, d)
-        grad = g * _prod_others(x, d)
+            g, out = core.unsqueeze(g, d), core.unsqueeze(out, d)
+        grad = g * _prod_others(x, d) if _any(zeros) else g * (out / x)
     return (_grad_input(grad, x, a["dtype"]),)
 
 
@@ -253,6 +263,32 @@ def _reverse_cumsum(g: Any, d: int) -> Any:
     return core.flip(core.cumsum(core.flip(g, [d]), d), [d])
 
 
+def _cumprod_zeros(g: Any, x: Any, out: Any, is_zero: Any, d: int) -> Any:
+    """PyTorch's O(n) cumprod_backward for an input with zeros, outside grad mode: before
+    the first zero of a slice, ``reversed_cumsum(out * g) / x`` over that stretch; at the
+    first zero z1, ``sum_j g[j] * prod(x[z1+1 .. j]) * out[z1-1]`` over the stretch up to
+    the second zero; exactly 0 after it (where the products of every other element would
+    be 0 times whatever comes later, NaN after an inf)."""
+    n = x.shape[d]
+    zeros_before = core.cumsum(is_zero, d)
+    before = core.eq(zeros_before, 0)
+    w = core.where.ScalarOther(before, out * g, 0)
+    grad = core.where.ScalarOther(before, _reverse_cumsum(w, d) / x, 0)
+    stretch = core.eq(zeros_before, 1)  # from the first zero up to the second
+    first = core.logical_and(stretch, is_zero)
+    inside = core.logical_and(stretch, core.logical_not(is_zero))
+    products = core.cumprod(core.where.ScalarSelf(core.logical_not(inside), 1, x), d)
+    part = core.sum(products * core.where.ScalarOther(stretch, g, 0), [d], True)
+    # out[z1 - 1], the product before the first zero (1 where that zero comes first): the
+    # element whose next one is the first zero.
+    ahead = core.cat(
+        [core.narrow(first, d, 1, n - 1), core.zeros_like(core.narrow(first, d, 0, 1))], d
+    )
+    previous = core.sum(core.where.ScalarOther(ahead, out, 0), [d], True)
+    previous = core.where.ScalarSelf(core.narrow(first, d, 0, 1), 1, previous)
+    return core.where(first, part * previous, grad)
+
+
 @_grad.saves()
 def _cumsum(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     x = a["self"]
@@ -268,8 +304,13 @@ def _cumprod(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     if x.ndim == 0 or x.numel() == 0:
         return (_grad_input(g, x, a["dtype"]),)
     d = _grad.wrap_dim(a["dim"], x.ndim)
-    if not _any(core.eq(x, 0)):
-        return (_grad_input(_reverse_cumsum(g * out, d) / x, x, a["dtype"]),)
+    if x.shape[d] == 1:
+        return (_grad_input(g, x, a["dtype"]),)
+    is_zero = core.eq(x, 0)
+    if not _any(is_zero):
+        return (_grad_input(_reverse_cumsum(out * g, d) / x, x, a["dtype"]),)
+    if not _grad.records_graph():
+        return (_grad_input(_cumprod_zeros(g, x, out, is_zero, d), x, a["dtype"]),)
     # With zeros, d out[j] / d x[k] = prod_{i <= j, i != k} x[i] for j >= k: one scan per k.
     n = x.shape[d]
     positions = core.reshape(core.arange(0, n, 1, device=x.device), [n] + [1] * (x.ndim - 1 - d))
