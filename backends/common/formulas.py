@@ -295,7 +295,16 @@ class Formulas:
 
     def remainder(self, x: Any, y: Any) -> Any:
         self._check_divisor("remainder", x, y)
-        return self.xp.remainder(x, y)
+        xp = self.xp
+        out = xp.remainder(x, y)
+        # PyTorch's remainder is ``fmod(x, y)`` moved by ``y`` when the signs differ: a
+        # zero result keeps the dividend's sign (remainder(0.0, -1.0) is 0.0, and
+        # remainder(-3.0, 1.5) is -0.0), where NumPy's takes the divisor's.
+        dt = getattr(out, "dtype", None)
+        # (No test for any zero first: on a GPU that would wait for the device.)
+        if dt is not None and self._kind(dt) in "fV":  # V: ml_dtypes bfloat16
+            out = xp.where(out == 0, xp.copysign(out, x), out)
+        return out
 
     def fmod(self, x: Any, y: Any) -> Any:
         self._check_divisor("fmod", x, y)

@@ -23,8 +23,8 @@ import pytest
 INCLUDE = Path(__file__).resolve().parents[2] / "backends" / "cuda" / "_include"
 NVCC = shutil.which("nvcc")
 
-FLOATS = [7.0, -7.0, 0.5, -0.0, 5.5, 2.5, -2.5, 1e300, 3.75, float("nan"), float("inf")]
-DIVISORS = [2.0, -2.0, 0.1, 3.0, 0.0, -3.5, 1e-300, 1.5, -0.25, 2.0, 3.0]
+FLOATS = [7.0, -7.0, 0.5, -0.0, 5.5, 2.5, -2.5, 1e300, 3.75, float("nan"), float("inf"), -3.0]
+DIVISORS = [2.0, -2.0, 0.1, 3.0, 0.0, -3.5, 1e-300, 1.5, -0.25, 2.0, 3.0, 1.5]
 INTS = [(7, 2), (-7, 2), (7, -2), (-7, -2), (0, 3), (-1, 5), (9, -4), (-9, 4)]
 SHIFTS = [(1, 7), (-128, 8), (100, 9), (-3, 1), (64, 1), (-1, 100), (5, 0)]
 ROUNDS = [(2.5, 0), (3.5, 0), (-2.5, 0), (1.2345, 2), (1250.0, -2), (1350.0, -2), (0.125, 2)]
@@ -140,6 +140,14 @@ def _same(actual: float, expected: Any, what: str, rel: float = 0.0) -> None:
         assert actual == pytest.approx(expected, rel=rel, abs=1e-300), what
     else:
         assert actual == expected, f"{what}: {actual!r} != {expected!r}"
+        assert math.copysign(1, actual) == math.copysign(1, expected), f"{what}: sign of zero"
+
+
+def _remainder(a: Any, b: Any) -> Any:
+    """PyTorch's float remainder (the CPU backend's): NumPy's, but a zero result keeps the
+    dividend's sign."""
+    r = np.remainder(a, b)
+    return np.copysign(r, a) if r == 0 else r
 
 
 def test_float_division_and_remainders(results: dict[tuple[str, str, str], float]) -> None:
@@ -147,7 +155,7 @@ def test_float_division_and_remainders(results: dict[tuple[str, str, str], float
         for a, b in zip(FLOATS, DIVISORS, strict=True):
             for name, ref in (
                 ("floor_divide", np.floor_divide),
-                ("remainder", np.remainder),
+                ("remainder", _remainder),
                 ("fmod", np.fmod),
                 ("maximum", np.maximum),
                 ("minimum", np.minimum),

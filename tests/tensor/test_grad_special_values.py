@@ -184,3 +184,33 @@ def test_pow_by_the_exponents_torch_computes_as_products(dtype: str, exponent: f
     np.testing.assert_array_equal(ours, theirs)
     finite = ~np.isnan(ours)
     assert (np.signbit(ours[finite]) == np.signbit(theirs[finite])).all()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("spelling", ["tensors", "number divisor", "number dividend", "0-d"])
+def test_remainder_zero_keeps_the_dividends_sign(dtype: str, spelling: str) -> None:
+    """PyTorch's remainder is fmod moved by the divisor where the signs differ: a zero
+    result has the dividend's sign (remainder(0.0, -1.0) is 0.0, remainder(-3.0, 1.5)
+    -0.0), NumPy's the divisor's.  No subnormal divisor: PyTorch's vectorized fmod gives
+    NaN for one (remainder(-3.0, 1e-310)), where the remainder is a subnormal."""
+    values = [v for v in VALUES if v != 1e-310] + [-3.0, 1.5, -1.5, 3.0]
+    pairs = np.array(list(itertools.product(values, repeat=2)))
+
+    def run(lib: Any) -> Any:
+        dt = getattr(lib, dtype)
+        x, y = lib.tensor(pairs[:, 0]).to(dt), lib.tensor(pairs[:, 1]).to(dt)
+        if spelling == "tensors":
+            out = lib.remainder(x, y)
+        elif spelling == "number divisor":
+            out = lib.remainder(x, -1.5)
+        elif spelling == "number dividend":
+            out = lib.remainder(-3.0, y)
+        else:
+            out = lib.remainder(lib.tensor(-3.0).to(dt), 1.5)
+        return out.double().numpy()
+
+    with np.errstate(all="ignore"):
+        ours, theirs = run(tt), run(torch)
+    np.testing.assert_array_equal(ours, theirs)
+    kept = ~np.isnan(ours)
+    assert (np.signbit(ours[kept]) == np.signbit(theirs[kept])).all()

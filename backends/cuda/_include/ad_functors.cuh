@@ -187,14 +187,11 @@ template <typename T> AD_HD __forceinline__ T py_mod(T a, T b) {
     if (r != T(0) && ((r < T(0)) != (b < T(0)))) r = T(r + b);
     return r;
 }
-// Floats: a zero remainder takes the divisor's sign, as in Python and NumPy.
+// Floats: PyTorch's remainder, fmod moved by the divisor where the signs differ; a zero
+// keeps fmod's sign, the dividend's (Python and NumPy give it the divisor's).
 template <typename F> AD_HD __forceinline__ F py_mod_float(F a, F b) {
     F r = fmod_(a, b);
-    if (r != F(0)) {
-        if ((r < F(0)) != (b < F(0))) r += b;
-    } else {
-        r = copysign_(F(0), b);
-    }
+    if (r != F(0) && ((r < F(0)) != (b < F(0)))) r += b;
     return r;
 }
 AD_HD __forceinline__ float py_mod(float a, float b) { return py_mod_float(a, b); }
