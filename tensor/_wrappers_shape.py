@@ -380,6 +380,14 @@ def _mT(self: Tensor) -> Tensor:  # noqa: N802
     return _ov("transpose")(self, -2, -1)  # type: ignore[no-any-return]
 
 
+def _real(self: Tensor) -> Tensor:
+    return _ov("real")(self)  # type: ignore[no-any-return]
+
+
+def _imag(self: Tensor) -> Tensor:
+    return _ov("imag")(self)  # type: ignore[no-any-return]
+
+
 def _iter(self: Tensor) -> Any:
     # Rows are views of self (unbind), so writing to one reaches self, as in PyTorch.
     if not self._array.ndim:
@@ -395,6 +403,10 @@ TENSOR_ATTRS: dict[str, Any] = {
     "_is_view": _is_view,
     "T": property(_T, doc="The dims in reverse order (the transpose of a matrix); a view."),
     "mT": property(_mT, doc="The last two dims swapped (a batch of matrices transposed)."),
+    # Attributes, as PyTorch's (``x.real * 2``); new tensors, not views (the rows' note in
+    # tensor/optable/elementwise.py), so a write into one does not reach ``x``.
+    "real": property(_real, doc="The real part (a new tensor; for a real tensor, its values)."),
+    "imag": property(_imag, doc="The imaginary part of a complex tensor (a new tensor)."),
     "__getitem__": _indexing.getitem,
     "__setitem__": _indexing.setitem,
     "__iter__": _iter,

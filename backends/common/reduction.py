@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from . import errors, fastpaths, shape_rules
-from .elementwise import Namespace, rename
+from .elementwise import MetaNamespace, Namespace, rename
 from .frontend import FrontEnd
 
 __all__ = [
@@ -261,6 +261,7 @@ def _scan(op: Any, fn: Any, ns: Namespace, accumulate: bool) -> Callable[..., An
     finish = ns.finish
     front = ns.front
     make = front.make
+    zero_start = op.name == "cumsum" and not isinstance(ns, MetaNamespace)
 
     def kernel(self: Any, dim: Any, *, dtype: Any = None) -> Any:
         p = plan(front, op, self, dim, True, dtype, accumulate=accumulate)
@@ -269,6 +270,10 @@ def _scan(op: Any, fn: Any, ns: Namespace, accumulate: bool) -> Callable[..., An
             x = ns.astype(x, p.cdt)
         axis = p.axes[0] if p.axes else 0
         out = fn(x, axis) if x.ndim else ns.copy(x)
+        if zero_start and p.cdt.category >= 2:
+            # PyTorch's running sum starts from +0: a leading -0.0 (or a run of them)
+            # sums to +0.0, where NumPy's first partial sum is the element itself.
+            out = out + 0
         return make(finish(out, p.odt), p.odt, self._device)
 
     return kernel

@@ -93,6 +93,19 @@ for _name, _op in _BINARY.items():
     globals()[_name] = _make_binary(_name, getattr(tt, _op))
 
 
+_pytorch_remainder = globals()["remainder"]
+
+
+def remainder(x1: Any, x2: Any, /) -> Tensor:  # type: ignore[no-redef]
+    """The standard's ``remainder``: ``tensor.remainder``, but a zero result takes the
+    divisor's sign, as the standard's special cases (and Python's ``%``) say; PyTorch's
+    (the ``%`` operator on tensors) keeps the dividend's."""
+    out = _pytorch_remainder(x1, x2)
+    if out.dtype.is_floating_point:
+        return tt.where(out == 0, tt.copysign(out, x2), out)
+    return out
+
+
 def positive(x: Tensor, /) -> Tensor:
     return +x
 

@@ -349,3 +349,15 @@ def test_relu_passes_the_gradient_of_a_nan_output_like_torch(
     ours, theirs = _both(run)
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
     assert np.signbit(ours.numpy()).tolist() == np.signbit(theirs.numpy()).tolist()
+
+
+def test_real_and_imag_are_attributes_like_torch() -> None:
+    """``x.real``/``x.imag`` are attributes in PyTorch (``x.real * 2``), not methods; ours
+    are new tensors rather than views (a write does not reach ``x``)."""
+    values = np.array([1 + 2j, -3j, 0.5], np.complex64)
+    for lib in (tt, torch):
+        x = lib.tensor(values)
+        np.testing.assert_array_equal(np.asarray((x.real * 2).numpy()), values.real * 2)
+        np.testing.assert_array_equal(np.asarray(x.imag.numpy()), values.imag)
+        real = lib.tensor(values.real.copy())
+        np.testing.assert_array_equal(np.asarray(real.real.numpy()), values.real)

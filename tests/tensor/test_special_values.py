@@ -1,5 +1,6 @@
-"""Gradients at special values against PyTorch: NaN, infinities, signed zeros, ties,
-subnormals, and incoming gradients that are themselves infinite, NaN or zero.
+"""Special values against PyTorch: NaN, infinities, signed zeros, ties, subnormals, and
+incoming gradients that are themselves infinite, NaN or zero; gradients first, then the
+forward results where NumPy's conventions differ from PyTorch's (the sign of a zero).
 
 The formulas follow PyTorch's (``derivatives.yaml`` and ``FunctionsManual.cpp``) in
 their order of operations, so they agree at these points too: exact zeros where PyTorch
@@ -214,3 +215,18 @@ def test_remainder_zero_keeps_the_dividends_sign(dtype: str, spelling: str) -> N
     np.testing.assert_array_equal(ours, theirs)
     kept = ~np.isnan(ours)
     assert (np.signbit(ours[kept]) == np.signbit(theirs[kept])).all()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "bfloat16"])
+def test_cumsum_starts_from_positive_zero(dtype: str) -> None:
+    """PyTorch's running sum starts from +0: leading -0.0s sum to +0.0 (NumPy's first
+    partial sum is the element itself)."""
+    rows = np.array([[-0.0, -0.0, 1.0, -1.0], [-0.0, 2.0, -0.0, -2.0], [1.0, -0.0, -1.0, -0.0]])
+
+    def run(lib: Any) -> Any:
+        out = lib.cumsum(lib.tensor(rows).to(getattr(lib, dtype)), 1)
+        return (out.real if dtype.startswith("complex") else out).double().numpy()
+
+    ours, theirs = run(tt), run(torch)
+    np.testing.assert_array_equal(ours, theirs)
+    assert (np.signbit(ours) == np.signbit(theirs)).all()
