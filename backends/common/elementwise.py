@@ -351,7 +351,7 @@ def _promote(
     dt = front.result_type(self, other)
     entry = table.get(dt)
     if entry is None:
-        raise errors.unsupported_dtype(op, dt, arg)
+        raise errors.unsupported_dtype(op, dt, arg, table)
     cdt, odt = entry
     x = self._array if self._dtype is cdt else astype(self._array, cdt)
     if isinstance(other, front.Tensor):
@@ -435,7 +435,7 @@ def unary(op: Any, fn: Callable[[Any], Any], ns: Namespace) -> Callable[[Any], A
             return make(out, odt, self._device)
         entry = table.get(dt)
         if entry is None:
-            raise errors.unsupported_dtype(name, dt)
+            raise errors.unsupported_dtype(name, dt, supported=table)
         cdt, odt = entry
         out = fn(astype(self._array, cdt))
         return make(finish(out, odt), odt, self._device)
@@ -453,7 +453,7 @@ def unary_args(op: Any, fn: Callable[..., Any], ns: Namespace) -> Callable[..., 
         dt = self._dtype
         entry = table.get(dt)
         if entry is None:
-            raise errors.unsupported_dtype(name, dt)
+            raise errors.unsupported_dtype(name, dt, supported=table)
         cdt, odt = entry
         x = self._array
         if cdt is not dt:

@@ -9,6 +9,7 @@ search for them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 __all__ = [
@@ -40,13 +41,31 @@ _BOOL_MESSAGES = {
 }
 
 
-def unsupported_dtype(op: str, dtype: Any, arg: str = "self") -> Exception:
-    """An operator has no kernel for a dtype (PyTorch: '"abs_cpu" not implemented for 'Bool'')."""
+# PyTorch's own words for operators that take complex tensors only.
+_COMPLEX_ONLY = {"imag": "imag is not implemented for tensors with non-complex dtypes."}
+# The dtype a conversion hint names: the first of these the operator supports.
+_HINTS = ("float32", "complex64", "int64", "bool")
+
+
+def unsupported_dtype(
+    op: str, dtype: Any, arg: str = "self", supported: Iterable[Any] | None = None
+) -> Exception:
+    """An operator has no kernel for a dtype (PyTorch: '"abs_cpu" not implemented for 'Bool'').
+
+    ``supported``, the dtypes it has kernels for, picks the dtype the hint suggests (a
+    float32 tensor is not told to convert to float32); without it the hint says float32.
+    """
     if dtype.name == "bool" and op in _BOOL_MESSAGES:
         return RuntimeError(f"{op}(): {_BOOL_MESSAGES[op]} (argument '{arg}')")
+    names = ["float32"] if supported is None else [d.name for d in supported]
+    hint = next((h for h in _HINTS if h in names and h != dtype.name), None)
+    if op in _COMPLEX_ONLY and "complex64" in names and dtype.name != "complex64":
+        hint = "complex64"
+    words = f"{_COMPLEX_ONLY[op]} " if op in _COMPLEX_ONLY else ""
+    convert = f"; convert it first, e.g. x.to(tt.{hint})" if hint else ""
     return NotImplementedError(
-        f"\"{op}\" not implemented for '{dtype.name}' (argument '{arg}' has dtype {dtype.name}, "
-        f"after type promotion); convert it first, e.g. x.to(tt.float32)"
+        f"{words}\"{op}\" not implemented for '{dtype.name}' (argument '{arg}' has dtype "
+        f"{dtype.name}, after type promotion){convert}"
     )
 
 

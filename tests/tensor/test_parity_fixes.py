@@ -361,3 +361,18 @@ def test_real_and_imag_are_attributes_like_torch() -> None:
         np.testing.assert_array_equal(np.asarray(x.imag.numpy()), values.imag)
         real = lib.tensor(values.real.copy())
         np.testing.assert_array_equal(np.asarray(real.real.numpy()), values.real)
+
+
+def test_dtype_errors_suggest_a_dtype_the_operator_takes() -> None:
+    """The conversion hint names a dtype the operator supports, not the tensor's own; imag
+    of a real tensor says PyTorch's words."""
+    with pytest.raises(RuntimeError, match="imag is not implemented for tensors with non-complex"):
+        _ = tt.tensor([1.0]).imag
+    with pytest.raises(RuntimeError, match=r"x\.to\(tt\.complex64\)"):
+        tt.imag(tt.tensor([1.0]))
+    with pytest.raises(RuntimeError, match=r"x\.to\(tt\.int64\)"):
+        tt.bitwise_and(tt.tensor([1.0]), tt.tensor([2.0]))
+    with pytest.raises(RuntimeError, match=r"x\.to\(tt\.float32\)"):
+        tt.floor(tt.tensor([1j]))
+    with pytest.raises(RuntimeError, match="imag is not implemented"):
+        torch.tensor([1.0]).imag
