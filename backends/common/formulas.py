@@ -110,7 +110,7 @@ ARGUMENT_CHECKS: dict[str, Any] = {
 # ``(-inf) ** -0.5`` NaN, not 0; ``1.7e154 ** -2`` 0, not a subnormal).  NumPy's power
 # already makes 2, 0.5 and -1 the square, the square root and the reciprocal.  Float32
 # and float64 only: PyTorch's half precision computes float32's ``pow`` and rounds.
-_POWERS_AS_PRODUCTS: dict[float, Callable[[Any, Any], Any]] = {
+POWERS_AS_PRODUCTS: dict[float, Callable[[Any, Any], Any]] = {
     3: lambda xp, x: x * x * x,
     -0.5: lambda xp, x: 1 / xp.sqrt(x),
     -2: lambda xp, x: 1 / (x * x),
@@ -340,12 +340,12 @@ class Formulas:
                 return xp.where(neg, self._retype(special, x.dtype), safe)
         elif (
             (type(y) is int or type(y) is float)
-            and y in _POWERS_AS_PRODUCTS
+            and y in POWERS_AS_PRODUCTS
             and getattr(x, "dtype", None) is not None
             and self._kind(x.dtype) == "f"
             and x.dtype.itemsize >= 4  # half precision: computed as float32's pow
         ):
-            return _POWERS_AS_PRODUCTS[y](xp, x)
+            return POWERS_AS_PRODUCTS[y](xp, x)
         return self._pow(x, y)
 
     def add(self, x: Any, y: Any, cdt: Any, alpha: Any = 1) -> Any:

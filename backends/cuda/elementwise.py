@@ -31,7 +31,7 @@ from dispatch import parse_schema
 
 from ..common import elementwise as ew
 from ..common import ternary
-from ..common.formulas import Formulas, check_gelu, check_round
+from ..common.formulas import POWERS_AS_PRODUCTS, Formulas, check_gelu, check_round
 from ..common.frontend import FrontEnd
 from . import _compile, _launch, _tables
 
@@ -311,6 +311,29 @@ def _div(floor_divide: Any) -> Any:
     return div
 
 
+def _pow(raw: Any) -> Any:
+    """The raw pow kernel, but for a float32/float64 tensor to the number 3, -0.5 or -2: the
+    shared formula, which computes PyTorch's products there (``x * x * x``, ``1 /
+    sqrt(x)``, ``1 / (x * x)``, as its CUDA kernel does; ``POWERS_AS_PRODUCTS`` in
+    backends/common/formulas.py).  A tensor exponent keeps ``pow`` per element, as
+    PyTorch's."""
+
+    def launch(x: Any, y: Any, p0: Any = _ZERO) -> Any:
+        if (
+            (type(y) is int or type(y) is float)
+            and y in POWERS_AS_PRODUCTS
+            and type(x) is _ndarray
+            and x.dtype in _FLOAT_32_64
+        ):
+            return F.pow(x, y)
+        return raw(x, y, p0)
+
+    return launch
+
+
+_FLOAT_32_64 = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def kernels(front: FrontEnd) -> dict[str, Any]:
     """Every elementwise CUDA kernel, by qualified overload name (``"add.Tensor"``)."""
     ns = ew.Namespace(cupy.ndarray, __name__, front, asarray=cupy.asarray)
@@ -326,6 +349,7 @@ def kernels(front: FrontEnd) -> dict[str, Any]:
         name: binary(front.op_info(name), functor, fallback(name))
         for name, functor in _tables.BINARY.items()
     }
+    raw_binary["pow"] = _pow(raw_binary["pow"])
     for op in front.op_table:
         if op.family == "unary":
             if op.name in _tables.UNARY:

@@ -103,6 +103,29 @@ def test_launchers_pass_prebuilt_arguments() -> None:
 
 @pytest.mark.cuda
 @needs_gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("exponent", [3, -0.5, -2, 2, 0.5, 1.5])
+def test_pow_by_a_number_matches_the_cpu(dtype: str, exponent: float) -> None:
+    # PyTorch computes x ** 3, x ** -0.5 and x ** -2 as x * x * x, 1 / sqrt(x) and
+    # 1 / (x * x) on both devices (POWERS_AS_PRODUCTS in backends/common/formulas.py):
+    # (-0.0) ** -0.5 is -inf, (-inf) ** -0.5 NaN.  Values and the signs of zeros and
+    # infinities as the CPU gives them (libm and CUDA's pow agree to the last place
+    # elsewhere only roughly: 4 ulps).
+    values = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -2.5, 3.3, 1e-30])
+    x = tt.tensor(values).to(getattr(tt, dtype))
+    with np.errstate(all="ignore"):
+        cpu = (x**exponent).numpy()
+    gpu = (x.cuda() ** exponent).cpu().numpy()
+    rtol = 4 * float(np.finfo(getattr(np, dtype)).eps)
+    np.testing.assert_allclose(gpu, cpu, rtol=rtol, atol=0, equal_nan=True)
+    special = ~np.isfinite(cpu) | (cpu == 0)
+    assert (
+        np.signbit(gpu[special & ~np.isnan(cpu)]) == np.signbit(cpu[special & ~np.isnan(cpu)])
+    ).all()
+
+
+@pytest.mark.cuda
+@needs_gpu
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
 def test_add_with_alpha_rounds_once(dtype: str) -> None:
     # The AddAlpha kernel (Note [Fused add with alpha]): x + alpha * y rounded once in the
