@@ -104,15 +104,19 @@ ARGUMENT_CHECKS: dict[str, Any] = {
 
 
 # PyTorch's pow of a real floating tensor by these number exponents is not ``pow``: its
-# CPU and CUDA kernels (``pow_tensor_scalar_optimized_kernel``) compute ``x * x * x``,
-# ``1 / sqrt(x)`` and ``1 / (x * x)``, whose values differ from the correctly rounded
-# power in the last place and at the edges (``(-0.0) ** -0.5`` is -inf, not inf;
-# ``(-inf) ** -0.5`` NaN, not 0; ``1.7e154 ** -2`` 0, not a subnormal).  NumPy's power
-# already makes 2, 0.5 and -1 the square, the square root and the reciprocal.  Float32
-# and float64 only: PyTorch's half precision computes float32's ``pow`` and rounds.
+# CPU and CUDA kernels (``pow_tensor_scalar_optimized_kernel``) compute ``x * x``,
+# ``x * x * x``, ``sqrt(x)``, ``1 / sqrt(x)``, ``1 / x`` and ``1 / (x * x)``, whose values
+# differ from C's ``pow`` in the last place and at the edges (``(-0.0) ** -0.5`` is
+# -inf, not inf; ``(-inf) ** 0.5`` NaN, not inf; ``(-inf) ** -0.5`` NaN, not 0;
+# ``1.7e154 ** -2`` 0, not a subnormal).  (NumPy's power already takes the square, the
+# square root and the reciprocal for 2, 0.5 and -1; CuPy's does not.)  Float32 and
+# float64 only: PyTorch's half precision computes float32's ``pow`` and rounds.
 POWERS_AS_PRODUCTS: dict[float, Callable[[Any, Any], Any]] = {
+    2: lambda xp, x: x * x,
     3: lambda xp, x: x * x * x,
+    0.5: lambda xp, x: xp.sqrt(x),
     -0.5: lambda xp, x: 1 / xp.sqrt(x),
+    -1: lambda xp, x: 1 / x,
     -2: lambda xp, x: 1 / (x * x),
 }
 

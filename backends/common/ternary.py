@@ -379,7 +379,7 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                 w = ns.astype(xp.asarray(weight), dt)
                 try:  # the general path's formula, its branch chosen once for one weight
                     diff = e - x
-                    out = x + w * diff if abs(w) < 0.5 else e - diff * (1 - w)
+                    out = x + w * diff if abs(w) < 0.5 else e + (w - 1) * diff
                 except ValueError:  # shapes: the general path says why
                     out = None
                 if type(out) is ndarray:  # 0-d results are scalars: the general path
@@ -392,8 +392,10 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                     return make(finish(out, odt), odt, _device(front, self, end, weight))
             w = _array(front, weight, cdt, ns)
             diff = e - x
-            # PyTorch's formula: exact at both ends of [0, 1].
-            out = xp.where(xp.abs(w) < 0.5, x + w * diff, e - diff * (1 - w))
+            # PyTorch's formula: exact at both ends of [0, 1]; ``e + (w - 1) * diff``, its
+            # ``fma(w - 1, diff, e)`` unfused (``e - diff * (1 - w)`` would give +0.0 for
+            # end -0.0 at w = 1, where PyTorch keeps -0.0).
+            out = xp.where(xp.abs(w) < 0.5, x + w * diff, e + (w - 1) * diff)
             return make(finish(out, odt), odt, _device(front, self, end, weight))
 
         def lerp_in_place(general: Any) -> Any:
@@ -444,9 +446,9 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                         if abs(w) < 0.5:  # x + w * diff
                             diff *= w
                             x += diff
-                        else:  # e - diff * (1 - w)
-                            diff *= 1 - w
-                            _numpy.subtract(e, diff, out=x)
+                        else:  # e + (w - 1) * diff
+                            diff *= w - 1
+                            _numpy.add(e, diff, out=x)
                         return self
                 return general(self, end, weight)
 

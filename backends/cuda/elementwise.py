@@ -312,10 +312,10 @@ def _div(floor_divide: Any) -> Any:
 
 
 def _pow(raw: Any) -> Any:
-    """The raw pow kernel, but for a float32/float64 tensor to the number 3, -0.5 or -2: the
-    shared formula, which computes PyTorch's products there (``x * x * x``, ``1 /
-    sqrt(x)``, ``1 / (x * x)``, as its CUDA kernel does; ``POWERS_AS_PRODUCTS`` in
-    backends/common/formulas.py).  A tensor exponent keeps ``pow`` per element, as
+    """The raw pow kernel, but for a float32/float64 tensor to the number 2, 3, 0.5, -0.5,
+    -1 or -2: the shared formula, which computes PyTorch's products and roots there
+    (``x * x * x``, ``1 / sqrt(x)``..., as its CUDA kernel does; ``POWERS_AS_PRODUCTS``
+    in backends/common/formulas.py).  A tensor exponent keeps ``pow`` per element, as
     PyTorch's."""
 
     def launch(x: Any, y: Any, p0: Any = _ZERO) -> Any:

@@ -375,4 +375,4 @@ def test_dtype_errors_suggest_a_dtype_the_operator_takes() -> None:
     with pytest.raises(RuntimeError, match=r"x\.to\(tt\.float32\)"):
         tt.floor(tt.tensor([1j]))
     with pytest.raises(RuntimeError, match="imag is not implemented"):
-        torch.tensor([1.0]).imag
+        _ = torch.tensor([1.0]).imag

@@ -174,7 +174,7 @@ def test_bce_with_logits_at_zero_logits(reduction: str, weights: str) -> None:
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("exponent", [3, -0.5, -2, 3.0, -2.0])
+@pytest.mark.parametrize("exponent", [2, 3, 0.5, -0.5, -1, -2, 3.0, -2.0])
 def test_pow_by_the_exponents_torch_computes_as_products(dtype: str, exponent: float) -> None:
     """PyTorch computes ``x ** 3``, ``x ** -0.5`` and ``x ** -2`` as ``x * x * x``,
     ``1 / sqrt(x)`` and ``1 / (x * x)``: the same bits here ((-0.0) ** -0.5 is -inf)."""
@@ -226,6 +226,29 @@ def test_cumsum_starts_from_positive_zero(dtype: str) -> None:
     def run(lib: Any) -> Any:
         out = lib.cumsum(lib.tensor(rows).to(getattr(lib, dtype)), 1)
         return (out.real if dtype.startswith("complex") else out).double().numpy()
+
+    ours, theirs = run(tt), run(torch)
+    np.testing.assert_array_equal(ours, theirs)
+    assert (np.signbit(ours) == np.signbit(theirs)).all()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("weight_kind", ["tensor", "number"])
+def test_lerp_keeps_the_signs_of_zero(dtype: str, weight_kind: str) -> None:
+    """PyTorch's vectorized lerp is ``fma(w, end - self, self)`` for |w| < 0.5 and
+    ``fma(w - 1, end - self, end)`` otherwise: at w = 1 an end of -0.0 stays -0.0
+    (``end - diff * (1 - w)`` gave +0.0).  Values exact in both (small integers, weights
+    0, 1/4, 3/4, 1), 400 elements a call: PyTorch's scalar tail loop (the elements past
+    the last whole vector) computes ``end - diff * (1 - w)`` and gives the other zero."""
+    ends = [0.0, -0.0, 1.0, -2.0, 4.0]
+    combos = np.tile(np.array(list(itertools.product(ends, ends, [0.0, 0.25, 0.75, 1.0]))), (4, 1))
+
+    def run(lib: Any) -> Any:
+        dt = getattr(lib, dtype)
+        x, e = lib.tensor(combos[:, 0]).to(dt), lib.tensor(combos[:, 1]).to(dt)
+        if weight_kind == "tensor":
+            return lib.lerp(x, e, lib.tensor(combos[:, 2]).to(dt)).numpy()
+        return np.stack([lib.lerp(x, e, w).numpy() for w in (0.0, 0.25, 0.75, 1.0)])
 
     ours, theirs = run(tt), run(torch)
     np.testing.assert_array_equal(ours, theirs)
