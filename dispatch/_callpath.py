@@ -64,7 +64,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from . import _tls
 from ._kernel import kernel_name
-from ._keys import REQUIRES_GRAD_BIT, key_for_slot, keyset_from_bits
+from ._keys import REQUIRES_GRAD_BIT, DispatchKey, key_for_slot, keyset_from_bits
 from ._schema import SchemaBindError
 
 if TYPE_CHECKING:
@@ -72,6 +72,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENTRIES",
+    "annotate_inplace",
     "POSITIONAL",
     "KEYWORDS",
     "REDISPATCH",
@@ -466,6 +467,16 @@ def _annotate(op: OpOverload, e: Exception, slot: int) -> None:
     note = f"while dispatching {op._qualname} (key {key_for_slot(slot).name})"
     if note not in getattr(e, "__notes__", ()):
         e.add_note(note)
+
+
+_INPLACE_SLOT = DispatchKey.ADInplaceOrView.bit.bit_length()
+
+
+def annotate_inplace(op: OpOverload, e: Exception) -> None:
+    """``_annotate`` for a kernel called by a direct in-place entry (Note [Direct in-place
+    entry] in _operator.py): the note the keyword entry would add, naming
+    ADInplaceOrView's key, whose work the entry did."""
+    _annotate(op, e, _INPLACE_SLOT)
 
 
 # The generated code's globals: every name the templates read, and nothing else.

@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from dispatch import FunctionSchema, ops
+from dispatch import FunctionSchema, _callpath, _tls, ops
 from dispatch._codegen import define
+from dispatch._validate import arity_ok, fast_types
 
 from . import _definitions, _wrappers, _wrappers_shape, return_types
 from ._factories import from_numpy
@@ -181,10 +182,15 @@ def _generate(op: OpInfo, receiver: str) -> Callable[..., Any]:
             omitted_all = " and ".join(f"{k} is {d}" for k, d in rest)
             lines.append(f"{indent}if {omitted_all}:")
             lines.append(f"{indent}    return {_wrapped(wrap, f'_ov{i}_1({positional[0]})')}")
+        # Note [Direct in-place entry] (dispatch/_operator.py): an in-place method's
+        # calls with positional values only, and with keywords, when the table allows.
+        direct = receiver == "self" and not wrap and _writes_first(schema)
         if keywords:
             omitted = " and ".join(f"{k} is {d}" for k, d in keywords)
             given = ", ".join(f"{k}={k}" for k, _ in keywords)
             lines.append(f"{indent}if {omitted}:")
+            if direct:
+                lines += _direct_inplace(i, ov, schema, positional, [], indent + "    ", env)
             lines.append(f"{indent}    return {_wrapped(wrap, f'_ov{i}_n({call_pos})')}")
             sep = ", " if call_pos else ""
             keyword_entry = _keyword_entry(ov, len(positional))
@@ -192,10 +198,14 @@ def _generate(op: OpInfo, receiver: str) -> Callable[..., Any]:
                 env[f"_ov{i}_k"] = keyword_entry
                 kwargs = ", ".join(f"{k!r}: {k}" for k, _ in keywords)
                 call = f"_ov{i}_k({call_pos}, {{{kwargs}}})"
+                if direct:
+                    lines += _direct_inplace(i, ov, schema, positional, keywords, indent, env)
             else:
                 call = f"_ov{i}({call_pos}{sep}{given})"
             lines.append(f"{indent}return {_wrapped(wrap, call)}")
         else:
+            if direct:
+                lines += _direct_inplace(i, ov, schema, positional, [], indent, env)
             lines.append(f"{indent}return {_wrapped(wrap, f'_ov{i}({call_pos})')}")
         if not discriminants:
             break
@@ -209,6 +219,83 @@ def _generate(op: OpInfo, receiver: str) -> Callable[..., Any]:
     fn.__module__ = "tensor"
     return fn
 
+
+def _writes_first(schema: FunctionSchema) -> bool:
+    args = schema.arguments
+    return bool(args) and args[0].is_write and not args[0].kwarg_only
+
+
+def _direct_inplace(
+    i: int, ov: Any, schema: FunctionSchema, positional: list[str],
+    keywords: list[tuple[str, str]], indent: str, env: dict[str, Any],
+) -> list[str]:  # fmt: skip
+    """Note [Direct in-place entry] (dispatch/_operator.py): the lines of an in-place
+    method's call (``v.addcmul_(g, g, value=...)``, ``m.lerp_(g, 0.1)``, ``v.mul_(0.9)``)
+    that run the backend kernel below ADInplaceOrView and bump ``self``'s version
+    themselves, when the operator's table says that is all the call would do: its
+    tensors' key bits give that path (``direct_inplace``, memoised in the table's state),
+    the thread's key sets are the default ones for the operator, and each value that is
+    not a tensor has a type its argument takes outright (what the entries check).
+    Anything else falls through to the entry.  None for a call the entries would not
+    take as it is (a tensor list, an optional tensor, a value only the checker can
+    judge)."""
+    args = schema.arguments
+    if not arity_ok(schema, len(positional)):
+        return []
+    tensors, fits = [], []
+    for name, arg in zip(positional, args, strict=False):
+        if arg.type.tensor_kind == "tensor":
+            tensors.append(name)
+            continue
+        types = fast_types(arg.type) if arg.type.tensor_kind is None else frozenset()
+        if not types:
+            return []
+        env[f"_pt{i}_{name}"] = types
+        fits.append(f"type({name}) in _pt{i}_{name}")
+    if not tensors or tensors[0] != positional[0]:
+        return []
+    for k, _ in keywords:
+        types = ov._kwtypes.get(k)
+        if not types:
+            return []
+        env[f"_kt{i}_{k}"] = types
+        fits.append(f"type({k}) in _kt{i}_{k}")
+    env[f"_op{i}"] = ov  # ``_ov{i}`` may be an entry, not the overload
+    env["_NONDEFAULT"] = _tls.NONDEFAULT
+    env["_MISS"] = _MISS
+    env["_annotate_inplace"] = _callpath.annotate_inplace
+    ored = " | ".join(f"{t}._dispatch_bits" for t in tensors)
+    given = ", ".join([*positional, *(f"{k}={k}" for k, _ in keywords)])
+    me = positional[0]
+    checks = " and ".join(["not _NONDEFAULT[0] & _st.mask", *fits])
+    body = f"""\
+try:
+    _bits = {ored}
+except AttributeError:  # not tensors: the entry's full path says why
+    _bits = None
+if _bits is not None:
+    _st = _op{i}._state
+    if {checks}:
+        _k = _st.direct.get(_bits, _MISS)
+        if _k is _MISS:
+            _k = _op{i}.direct_inplace(_bits)
+        if _k is not None:
+            try:
+                _out = _k({given})
+            except Exception as _e:
+                _annotate_inplace(_op{i}, _e)
+                raise
+            _c = {me}._version_counter
+            if _c is None:
+                {me}._version_counter = [1]
+            else:
+                _c[0] += 1
+            return _out
+"""
+    return [indent + line for line in body.splitlines()]
+
+
+_MISS = object()  # not in a memo
 
 # Note [Generated code cache] (dispatch/_codegen.py): each body compiled once.
 _CODE: dict[str, CodeType] = {}

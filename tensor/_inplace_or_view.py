@@ -68,6 +68,9 @@ def _kernel(op: Any, kind: str, position: int = 0, name: str = "") -> Any:
         positional, keywords = _entries(op, kernel, bump, maybe, position)
         if positional is not None:
             kernel.positional, kernel.keywords = positional, keywords  # type: ignore[attr-defined]
+        # Note [Direct in-place entry] in dispatch/_operator.py: generated in-place
+        # methods do this kernel's two steps themselves for plain tensors.
+        kernel.bumps_first = bump and position == 0  # type: ignore[attr-defined]
     return kernel
 
 

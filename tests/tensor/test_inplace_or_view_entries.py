@@ -151,9 +151,10 @@ def test_a_kernel_that_raises_bumps_nothing(through_entry: bool) -> None:
 
 
 def test_call_paths_reach_the_entries(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``p.add_(g)`` (call2), ``p.add_(g, alpha=)`` (call2k), ``v.addcmul_(g, g,
-    value=)`` (call3k) and ``w.t()`` (call1) go through the entries; a version is bumped
-    once a call."""
+    """``add_``'s call2, its keyword entry call2k, ``addcmul_``'s call3k (the in-place
+    methods on plain tensors take the direct entry instead: Note [Direct in-place entry],
+    tests/tensor/test_direct_inplace.py) and ``w.t()`` (call1) go through the entries; a
+    version is bumped once a call."""
     calls: list[str] = []
     for op, field in (
         (core.add_.Tensor, "kernels2"),
@@ -172,9 +173,9 @@ def test_call_paths_reach_the_entries(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(op._state, field, tuple(table))
     p, g, w = tt.ones(3), tt.full((3,), 2.0), tt.ones(2, 3)
     with tt.no_grad():
-        p.add_(g)
-        p.add_(g, alpha=-0.5)
-        p.addcmul_(g, g, value=0.25)
+        core.add_.Tensor.call2(p, g)
+        core.add_.Tensor.call2k(p, g, {"alpha": -0.5})
+        core.addcmul_.default.call3k(p, g, g, {"value": 0.25})
     assert w.t()._base is w
     assert calls == [
         "core::add_.Tensor kernels2",
