@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from dispatch import FunctionSchema, _callpath, _tls, ops
+from dispatch import REQUIRES_GRAD_BIT, FunctionSchema, _callpath, _tls, ops
 from dispatch._codegen import define
 from dispatch._validate import arity_ok, fast_types
 
@@ -264,6 +264,9 @@ def _direct_inplace(
     env["_NONDEFAULT"] = _tls.NONDEFAULT
     env["_MISS"] = _MISS
     env["_annotate_inplace"] = _callpath.annotate_inplace
+    env["_RUNTIME_BITS"] = REQUIRES_GRAD_BIT - 1
+    env["_GRAD_OFF"] = _tls.GRAD_OFF
+    env["_tls_state"] = _tls.state
     ored = " | ".join(f"{t}._dispatch_bits" for t in tensors)
     given = ", ".join([*positional, *(f"{k}={k}" for k, _ in keywords)])
     me = positional[0]
@@ -273,6 +276,11 @@ try:
     _bits = {ored}
 except AttributeError:  # not tensors: the entry's full path says why
     _bits = None
+if _bits is not None and _bits > _RUNTIME_BITS:
+    # A tensor that requires grad: outside grad mode the call path masks the grad-only
+    # autograd kernels out and runs what a plain tensor's bits run (Note [Grad-only
+    # kernels]); in grad mode, the full path.
+    _bits = _bits & _RUNTIME_BITS if _GRAD_OFF[0] and not _tls_state.grad_enabled else None
 if _bits is not None:
     _st = _op{i}._state
     if {checks}:

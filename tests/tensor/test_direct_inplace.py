@@ -103,37 +103,54 @@ def operands(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any, 
         st.sampled_from([2, -1, True, 0.5])
     )  # fmt: skip
     layout = draw(st.sampled_from(["plain", "view", "broadcast"]))
-    return *(np.asarray(a).astype(dtype) for a in arrays), number, layout  # type: ignore[return-value]
+    # Who requires grad (self, an operand, nobody) and whether grad mode is on: the
+    # direct path's guard on each side (a tensor that requires grad takes it only
+    # outside grad mode, where the call path masks the grad-only autograd kernels out).
+    needs = "nobody" if dtype == "int64" else draw(st.sampled_from(["nobody", "self", "other"]))
+    grad_mode = draw(st.booleans())
+    arrays = [np.asarray(a).astype(dtype) for a in arrays]
+    return *arrays, number, layout, needs, grad_mode  # type: ignore[return-value]
 
 
-def _run(call: Callable[..., Any], args: tuple[np.ndarray, ...], k: Any, layout: str) -> Any:
-    """``call`` on fresh tensors: (result values or the error, self's values, its version
-    and its base's version for a view)."""
+def _run(
+    call: Callable[..., Any], args: tuple[np.ndarray, ...], k: Any, layout: str,
+    needs: str = "nobody", grad_mode: bool = False,
+) -> Any:  # fmt: skip
+    """``call`` on fresh tensors: (result values or the error, self's values, its version,
+    its base's version for a view, and what the result records)."""
     p_arr, a_arr, b_arr = args
     base = tt.tensor(np.stack([p_arr, p_arr])) if layout == "view" else None
+    if base is not None and needs == "self":
+        base.requires_grad_()
     p = base[1] if base is not None else tt.tensor(p_arr)
+    if base is None and needs == "self":
+        p.requires_grad_()
     a = tt.tensor(a_arr[..., :1] if layout == "broadcast" and a_arr.ndim else a_arr)
     b = tt.tensor(b_arr)
+    if needs == "other":
+        a.requires_grad_()
     before = p._version
     try:
-        with tt.no_grad():
+        with tt.set_grad_enabled(grad_mode):
             out = call(p, a, b, k)
         outcome: Any = ("ok", out is p)
     except Exception as e:  # compared: type, message, notes
         outcome = (type(e), str(e), getattr(e, "__notes__", []))
-    values = p.to(tt.complex128).numpy() if p.dtype.is_complex else p.double().numpy()
-    return outcome, values, p._version - before, None if base is None else base._version
+    history = (p.requires_grad, None if p.grad_fn is None else p.grad_fn.name())
+    with tt.no_grad():
+        values = p.to(tt.complex128).numpy() if p.dtype.is_complex else p.double().numpy()
+    return outcome, values, p._version - before, None if base is None else base._version, history
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(args=operands(), name=st.sampled_from(list(CASES)))
 def test_the_direct_entry_does_what_the_full_paths_do(args: tuple[Any, ...], name: str) -> None:
     op, method, keyword_entry, general = CASES[name]
-    *arrays, k, layout = args
+    *arrays, k, layout, needs, grad_mode = args
     with np.errstate(all="ignore"):
-        ours = _run(method, tuple(arrays), k, layout)
+        ours = _run(method, tuple(arrays), k, layout, needs, grad_mode)
         for other in (keyword_entry, general):
-            theirs = _run(other, tuple(arrays), k, layout)
+            theirs = _run(other, tuple(arrays), k, layout, needs, grad_mode)
             assert ours[0] == theirs[0]
             np.testing.assert_array_equal(ours[1], theirs[1])
             assert ours[2:] == theirs[2:]
