@@ -733,24 +733,26 @@ def _generated_kernel(
 
     edge_lines = []
     for k in range(lead):  # ``_edge`` (``_views``), its two common cases inline
-        edge_lines.append(
-            f"    if r{k}:\n"
-            f"        fn = a{k}.grad_fn\n"
-            f"        if fn is None:  # a leaf: its edge kept with its accumulator\n"
-            f"            e{k} = a{k}._grad_edge\n"
-            f"            if e{k} is None:\n"
-            f"                e{k} = _edge(a{k})\n"
-            f"        elif fn._view_version is None:\n"
+        lines = (
+            f"    fn = a{k}.grad_fn\n"
+            f"    if fn is None:  # a leaf: its edge kept with its accumulator\n"
+            f"        e{k} = a{k}._grad_edge\n"
+            f"        if e{k} is None:\n"
+            f"            e{k} = _edge(a{k})\n"
+            f"    elif fn._view_version is None:\n"
+            f"        e{k} = (fn, a{k}._output_nr)\n"
+            f"    else:  # a view: its grad_fn stands unless its data changed since\n"
+            f"        c = a{k}._version_counter\n"
+            f"        if fn._view_version == (0 if c is None else c[0]):\n"
             f"            e{k} = (fn, a{k}._output_nr)\n"
-            f"        else:  # a view: its grad_fn stands unless its data changed since\n"
-            f"            c = a{k}._version_counter\n"
-            f"            if fn._view_version == (0 if c is None else c[0]):\n"
-            f"                e{k} = (fn, a{k}._output_nr)\n"
-            f"            else:\n"
-            f"                e{k} = _edge(a{k})\n"
-            f"    else:\n"
-            f"        e{k} = _NO_EDGE\n"
+            f"        else:\n"
+            f"            e{k} = _edge(a{k})\n"
         )
+        if lead == 1:  # past ``if not r0: return out``, the one tensor requires grad
+            edge_lines.append(lines)
+        else:
+            indented = "".join(f"    {line}\n" for line in lines.splitlines())
+            edge_lines.append(f"    if r{k}:\n{indented}    else:\n        e{k} = _NO_EDGE\n")
     save = []
     if keep_out:
         save.append("    node.out = saved = out.detach()\n")
