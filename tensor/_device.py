@@ -81,7 +81,7 @@ class device:  # noqa: N801 - PyTorch's spelling
         if idx:
             if index is not None:
                 raise ValueError(f"device(): type {type!r} already has an index; got index={index}")
-            if not idx.isdigit():
+            if not (idx.isascii() and idx.isdigit()):  # "¹".isdigit(), int("¹") raises
                 raise RuntimeError(f"Invalid device string: {type!r} (expected e.g. 'cuda:0')")
             index = int(idx)
         if name not in _KEYS and not (
