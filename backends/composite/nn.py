@@ -1,21 +1,23 @@
-"""CompositeImplicitAutograd kernels of the nn functions written with other operators.
+"""Kernels of the nn functions written with other operators.
 
 Imports: ``dispatch``.
 
-``dropout`` is ``native_dropout`` when training (else the input itself, as in
-PyTorch), ``max_pool2d`` is ``max_pool2d_with_indices``'s first result, ``linear``
-is ``matmul`` (``addmm`` for a matrix with a bias) and the two losses are a few
-elementwise operators and a reduction, so autograd differentiates them through
-their decomposition.  ``register(lib)`` adds them to ``backends.composite``'s library.
+CompositeImplicitAutograd: ``dropout`` is ``native_dropout`` when training (else the
+input itself, as in PyTorch), ``max_pool2d`` is ``max_pool2d_with_indices``'s first
+result and ``linear`` is ``matmul`` (``addmm`` for a matrix with a bias), so autograd
+differentiates them through their decomposition.  CompositeExplicitAutograd: the two
+losses, a few elementwise operators and a reduction run below autograd, with formulas
+of their own (Note [Explicit composites]).  ``register(lib)`` adds them to
+``backends.composite``'s library.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from dispatch import DispatchKey, DispatchKeySet, Library, ops
+from dispatch import DispatchKey, DispatchKeySet, Library, _tls, exclude_keys, ops
 
-__all__ = ["KERNELS", "register"]
+__all__ = ["EXPLICIT", "KERNELS", "register"]
 
 core = ops.core
 _BELOW_INPLACE = DispatchKeySet.full_after(DispatchKey.ADInplaceOrView).bits
@@ -87,26 +89,64 @@ def _floating(op: str, *tensors: Any) -> None:
             )
 
 
+# Note [Explicit composites]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+# mse_loss and binary_cross_entropy_with_logits are ATen native functions with formulas
+# of their own in derivatives.yaml, so PyTorch records one node a call
+# (MseLossBackward0, BinaryCrossEntropyWithLogitsBackward0) whose gradient is a closed
+# form: ``sigmoid(x) - t`` for the logits, ``2 * (x - t) * grad`` for mse.  Their kernels
+# here are written with other operators, as CompositeExplicitAutograd kernels (one for
+# every backend), and their formulas are PyTorch's (tensor/optable/nn.py).  Differentiated
+# through the decomposition instead, as they were, the logits' gradient was ``1 +
+# sigmoid(x) - 1`` in effect: in float32 0 for a logit of -30 (PyTorch 9.4e-14) and 5e-4
+# off at -10, the target gradients had the other zero's sign, and the graph showed the
+# decomposition's nodes.  The kernel runs its operators below autograd, as PyTorch's
+# kernels run below ``AutoDispatchBelowADInplaceOrView``: they record nothing (the node
+# is the autograd kernel's).
+_BELOW_AUTOGRAD = exclude_keys(
+    *(
+        (DispatchKeySet.full() - DispatchKeySet.full_after(DispatchKey.AutogradOther))
+        & DispatchKeySet.full_after(DispatchKey.AutocastCPU)
+    )
+)
+
+
 def mse_loss(self: Any, target: Any, reduction: int = 1) -> Any:
     _floating("mse_loss", self, target)
-    diff = core.sub.Tensor(self, target)
-    return _reduce(core.mul.Tensor(diff, diff), reduction, "mse_loss")
+    with _BELOW_AUTOGRAD._recreate_cm():  # a guard of its own: calls may run at once
+        diff = core.sub.Tensor(self, target)
+        return _reduce(core.mul.Tensor(diff, diff), reduction, "mse_loss")
+
+
+def _not_differentiable(op: str, **tensors: Any) -> None:
+    """PyTorch's ``check_no_requires_grad``: an argument without a formula may not
+    require grad while grad mode is on."""
+    for name, t in tensors.items():
+        if t is not None and t.requires_grad and _tls.state.grad_enabled:
+            raise RuntimeError(
+                f"The function '{op}' is not differentiable with respect to argument "
+                f"'{name}'. This input cannot have requires_grad True."
+            )
 
 
 def binary_cross_entropy_with_logits(
     self: Any, target: Any, weight: Any = None, pos_weight: Any = None, reduction: int = 1
 ) -> Any:
     _floating("binary_cross_entropy_with_logits", self)
+    _not_differentiable("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
+    with _BELOW_AUTOGRAD._recreate_cm():
+        return _bce_with_logits(self, target, weight, pos_weight, reduction)
+
+
+def _bce_with_logits(self: Any, target: Any, weight: Any, pos_weight: Any, reduction: int) -> Any:
     if tuple(target.shape) != tuple(self.shape):
         raise ValueError(
             f"binary_cross_entropy_with_logits(): Target size ({list(target.shape)}) must be the "
             f"same as input size ({list(self.shape)})"
         )
     # PyTorch's stable form: (1 - t) * x + lw * (log1p(exp(-|x|)) + max(-x, 0)),
-    # with lw = 1 + (pos_weight - 1) * t.  ``maximum(-x, 0)``, not ``relu(-x)``: the same
-    # values, and at x = 0 (a zero-initialised classifier's logits) the tie's half
-    # gradient, -1/2, is the derivative of softplus(-x) there, where relu's 0 (with |x|'s 0)
-    # gave the input gradient 1 - t instead of PyTorch's sigmoid(0) - t.
+    # with lw = 1 + (pos_weight - 1) * t (the gradients are the formula's, Note
+    # [Explicit composites]).
     neg = core.neg.default(self)
     softplus_neg = core.add.Tensor(
         core.log1p.default(core.exp.default(core.neg.default(core.abs.default(self)))),
@@ -125,12 +165,17 @@ KERNELS: dict[str, Any] = {
     "dropout": dropout,
     "max_pool2d": max_pool2d,
     "linear": linear,
+}
+EXPLICIT: dict[str, Any] = {  # Note [Explicit composites]
     "mse_loss": mse_loss,
     "binary_cross_entropy_with_logits": binary_cross_entropy_with_logits,
 }
 
 
 def register(lib: Library) -> None:
-    """Register the kernels above at CompositeImplicitAutograd."""
+    """Register the kernels above: ``KERNELS`` at CompositeImplicitAutograd, ``EXPLICIT``
+    at CompositeExplicitAutograd."""
     for qualname, kernel in KERNELS.items():
         lib.impl(qualname, kernel, "CompositeImplicitAutograd")
+    for qualname, kernel in EXPLICIT.items():
+        lib.impl(qualname, kernel, "CompositeExplicitAutograd")

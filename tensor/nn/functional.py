@@ -23,6 +23,7 @@ from typing import Any
 from dispatch import ops
 
 from .._generated import FUNCTIONS
+from .._standard import broadcast_tensors
 from .._tensor import Tensor
 
 __all__ = [
@@ -221,6 +222,9 @@ def mse_loss(
             UserWarning,
             stacklevel=2,
         )
+        # PyTorch's: the two broadcast first (ExpandBackward0 in the graph), so that the
+        # operator and its formula see one shape.
+        input, target = broadcast_tensors(input, target)
     r = _reduction("mse_loss", reduction, size_average, reduce)
     return core.mse_loss.default(input, target, r)  # type: ignore[no-any-return]
 

@@ -47,6 +47,15 @@ def _composite(name: str, *schemas: str, **kw: object) -> OpInfo:
     return OpInfo(name, schemas, "composite", **kw)  # type: ignore[arg-type]
 
 
+def _explicit(name: str, *schemas: str, **kw: object) -> OpInfo:
+    """A CompositeExplicitAutograd row: its kernel is written with other operators for
+    every backend (``backends.composite.nn``) and its derivative is a formula of its own
+    (Note [Explicit composites] there)."""
+    kw.setdefault("method", False)
+    kw.setdefault("dtypes", FLOATS)
+    return OpInfo(name, schemas, "explicit", **kw)  # type: ignore[arg-type]
+
+
 _POOL = "int[2] kernel_size, int[2] stride=[], int[2] padding=0"
 _CONV = "Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1"
 # Autocast policies PyTorch gives these rows on both devices.
@@ -217,6 +226,62 @@ def _cross_entropy_classes(
     return grad * g
 
 
+@saves("self", "target")
+def _mse_loss(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    """PyTorch's ``mse_loss_backward(grad, self, target)``, ``norm * (self - target) *
+    grad`` with norm 2 (2 / numel for a mean) in the dtype, and the target's with the two
+    swapped (not its negation: the sign of a zero)."""
+    x, y, reduction = a["self"], a["target"], a["reduction"]
+
+    def backward(first: Any, second: Any) -> Any:
+        diff = first - second
+        norm = 2.0 / diff.numel() if reduction == 1 and diff.numel() else 2.0
+        return _grad.grad_for(diff * norm * g, first)
+
+    return (
+        backward(x, y) if needs(x) else None,
+        backward(y, x) if needs(y) else None,
+    )
+
+
+@saves("self", "target", "weight", "pos_weight")
+def _bce_with_logits(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
+    """PyTorch's ``binary_cross_entropy_with_logits_backward`` (``sigmoid(x) - t``, with
+    ``pos_weight`` ``(pw * t + 1 - t) * sigmoid(x) - pw * t``) and its ``_target_backward``
+    (``-x``, with ``pos_weight`` ``log_sigmoid(-x) - log_sigmoid(x) * pw``), each times the
+    gradient and the weight, over numel for a mean, in PyTorch's order."""
+    x, t, weight, pw, reduction = (
+        a["self"], a["target"], a["weight"], a["pos_weight"], a["reduction"],
+    )  # fmt: skip
+
+    def finish(grad: Any, like: Any) -> Any:
+        grad = grad * g
+        if weight is not None:
+            grad = grad * weight
+        if reduction == 1:
+            grad = grad / like.numel()
+        return _grad.grad_for(grad, like)
+
+    gx = gt = None
+    if needs(x):
+        if pw is not None:
+            scaled = pw * t
+            gx = finish((scaled + 1 - t) * core.sigmoid(x) - scaled, x)
+        else:
+            gx = finish(core.sigmoid(x) - t, x)
+    if needs(t):
+        if pw is not None:
+            gt = finish(_log_sigmoid(-x) - _log_sigmoid(x) * pw, t)
+        else:
+            gt = finish(-x, t)
+    return gx, gt, None, None
+
+
+def _log_sigmoid(x: Any) -> Any:
+    """PyTorch's CPU log_sigmoid: ``min(x, 0) - log1p(exp(-|x|))``."""
+    return core.minimum(x, core.zeros_like(x)) - core.log1p(core.exp(-core.abs(x)))
+
+
 _LOSSES: tuple[OpInfo, ...] = (
     _nn(
         "cross_entropy_loss",
@@ -237,14 +302,14 @@ _LOSSES: tuple[OpInfo, ...] = (
                        "the backward records no graph; with create_graph it differentiates "
                        "a composite"),
     ),
-    _composite("mse_loss", "mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor",
-               function=None, autocast=_FP32),
-    _composite(
+    _explicit("mse_loss", "mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor",
+              function=None, autocast=_FP32, grad=_mse_loss),
+    _explicit(
         "binary_cross_entropy_with_logits",
         "binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, "
         "Tensor? pos_weight=None, int reduction=1) -> Tensor",
         py="binary_cross_entropy_with_logits",  # Note [binary_cross_entropy_with_logits defaults]
-        autocast=_FP32,
+        autocast=_FP32, grad=_bce_with_logits,
     ),
 )  # fmt: skip
 

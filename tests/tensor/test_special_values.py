@@ -253,3 +253,56 @@ def test_lerp_keeps_the_signs_of_zero(dtype: str, weight_kind: str) -> None:
     ours, theirs = run(tt), run(torch)
     np.testing.assert_array_equal(ours, theirs)
     assert (np.signbit(ours) == np.signbit(theirs)).all()
+
+
+LOGITS = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.0, -2.5, 30.0, -30.0, -10.0, 1e-310]
+TARGETS = [0.0, -0.0, 1.0, 0.3, 0.5]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("weights", ["none", "weight", "pos_weight", "both"])
+def test_bce_with_logits_and_mse_loss_gradients(dtype: str, reduction: str, weights: str) -> None:
+    """Note [Explicit composites] (backends/composite/nn.py): PyTorch's nodes and its
+    closed-form gradients, to the bit in float64 (float32 within 1e-5: NumPy's exp and
+    PyTorch's differ in the last place, which ``sigmoid(x) - t`` magnifies where the two
+    are close), every zero's sign in both."""
+    pairs = np.array(list(itertools.product(LOGITS, TARGETS)))
+    n = len(pairs)
+    grads = np.resize([1.3, -0.7, np.inf, np.nan, 0.0, -0.0], n)
+
+    def run(lib: Any, loss: str) -> tuple[Any, ...]:
+        dt = getattr(lib, dtype)
+        x = lib.tensor(pairs[:, 0]).to(dt).requires_grad_()
+        t = lib.tensor(pairs[:, 1]).to(dt).requires_grad_()
+        if loss == "mse":
+            out = lib.nn.functional.mse_loss(x, t, reduction=reduction)
+        else:
+            kw = {}
+            if weights in ("weight", "both"):
+                kw["weight"] = lib.tensor(np.linspace(0.5, 2.0, n)).to(dt)
+            if weights in ("pos_weight", "both"):
+                kw["pos_weight"] = lib.tensor(np.linspace(0.2, 3.0, n)).to(dt)
+            out = lib.nn.functional.binary_cross_entropy_with_logits(
+                x, t, reduction=reduction, **kw
+            )
+        g = lib.tensor(grads if reduction == "none" else 1.7).to(dt)
+        gx, gt = lib.autograd.grad(out, [x, t], g)
+        name = out.grad_fn.name()
+        return name, out.detach().double().numpy(), gx.double().numpy(), gt.double().numpy()
+
+    losses = ["bce"] if weights != "none" else ["bce", "mse"]
+    for loss in losses:
+        with np.errstate(all="ignore"):
+            ours, theirs = run(tt, loss), run(torch, loss)
+        assert ours[0] == theirs[0]
+        parts = zip(("loss", "input grad", "target grad"), ours[1:], theirs[1:], strict=True)
+        for what, a, b in parts:
+            where = f"{loss} {what}"
+            if dtype == "float64":
+                np.testing.assert_array_equal(a, b, err_msg=where)
+            else:
+                np.testing.assert_allclose(a, b, rtol=1e-5, atol=0, equal_nan=True, err_msg=where)
+            a, b = np.atleast_1d(a), np.atleast_1d(b)
+            zeros = (a == 0) & (b == 0)
+            assert (np.signbit(a[zeros]) == np.signbit(b[zeros])).all(), where

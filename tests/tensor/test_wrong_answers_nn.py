@@ -132,3 +132,74 @@ def test_float32_var_and_std_accumulate_in_double() -> None:
     assert var.dtype is tt.float32 and var[0].item() == 0.0 and math.isinf(var[1].item())
     c = tt.tensor([1 + 2j, 3 - 1j, 0j], dtype=tt.complex64)
     assert c.var().dtype is tt.float32 and c.var().item() == pytest.approx(14 / 3, rel=1e-6)
+
+
+# -- Note [Explicit composites]: the losses' own nodes and PyTorch's closed-form gradients --
+def test_bce_with_logits_gradient_of_confident_logits_in_float32() -> None:
+    """The logits' gradient is ``sigmoid(x) - t`` (over numel for the mean), as PyTorch's
+    formula: differentiated through the loss's decomposition it was ``1 + sigmoid(x) -
+    1`` in effect, 0 at a logit of -30 (PyTorch 9.4e-14) and 5e-4 off at -10."""
+    x64 = np.array([-30.0, -10.0, -5.0, 0.0, 5.0, 30.0, -80.0])
+    t64 = np.array([0.0, 0.0, 0.0, 0.5, 1.0, 0.0, 0.0])
+    x = tt.tensor(x64, dtype=tt.float32, requires_grad=True)
+    out = F.binary_cross_entropy_with_logits(x, tt.tensor(t64, dtype=tt.float32))
+    assert out.grad_fn.name() == "BinaryCrossEntropyWithLogitsBackward0"
+    out.backward()
+    # sigmoid rounded to float32 first, as PyTorch's float32 formula computes it (near 1
+    # the difference with the target keeps only float32's digits, in both).
+    sig32 = (1 / (1 + np.exp(-x64))).astype(np.float32)
+    expected = (sig32 - t64.astype(np.float32)) / np.float32(x64.size)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6)
+
+
+def test_bce_with_logits_target_gradient_and_pos_weight() -> None:
+    """PyTorch's target gradient: ``-x``, and with ``pos_weight``
+    ``log_sigmoid(-x) - pos_weight * log_sigmoid(x)``, each times the weight."""
+    x64, t64 = np.array([-2.0, 0.5, 3.0]), np.array([0.25, 1.0, 0.0])
+    pw64, w64 = np.array([2.0, 0.5, 1.5]), np.array([1.0, 3.0, 0.5])
+    x = tt.tensor(x64, requires_grad=True, dtype=tt.float64)
+    t = tt.tensor(t64, requires_grad=True, dtype=tt.float64)
+    out = F.binary_cross_entropy_with_logits(
+        x, t, tt.tensor(w64), reduction="sum", pos_weight=tt.tensor(pw64)
+    )
+    gx, gt = tt.autograd.grad(out, [x, t])
+
+    def log_sigmoid(v: np.ndarray) -> np.ndarray:
+        return -np.log1p(np.exp(-v))
+
+    sig = 1 / (1 + np.exp(-x64))
+    np.testing.assert_allclose(gx.numpy(), ((pw64 * t64 + 1 - t64) * sig - pw64 * t64) * w64)
+    np.testing.assert_allclose(gt.numpy(), (log_sigmoid(-x64) - log_sigmoid(x64) * pw64) * w64)
+
+
+@pytest.mark.parametrize("name", ["weight", "pos_weight"])
+def test_bce_with_logits_weights_may_not_require_grad(name: str) -> None:
+    """PyTorch has no formula for them: its check_no_requires_grad refuses the call in
+    grad mode (the decomposition used to differentiate them)."""
+    x, t = tt.zeros(3, requires_grad=True), tt.ones(3)
+    w = tt.ones(3, requires_grad=True)
+    message = f"not differentiable with respect to argument '{name}'"
+    with pytest.raises(RuntimeError, match=message):
+        F.binary_cross_entropy_with_logits(x, t, **{name: w})
+    with tt.no_grad():
+        F.binary_cross_entropy_with_logits(x, t, **{name: w})
+
+
+def test_mse_loss_node_and_the_targets_zero() -> None:
+    """MseLossBackward0 with PyTorch's ``mse_loss_backward(grad, target, self)`` for the
+    target: ``2 * (t - x) * grad``, so equal values under a negative gradient give -0.0
+    (the negated input gradient gave +0.0); a broadcast target is expanded first, as
+    PyTorch's F.mse_loss does."""
+    x = tt.tensor([1.0, 2.0], requires_grad=True)
+    t = tt.tensor([1.0, 2.0], requires_grad=True)
+    out = F.mse_loss(x, t, reduction="none")
+    assert out.grad_fn.name() == "MseLossBackward0"
+    gx, gt = tt.autograd.grad(out, [x, t], tt.tensor([-0.7, 1.3]))
+    assert np.signbit(gt.numpy()).tolist() == [True, False]
+    assert np.signbit(gx.numpy()).tolist() == [True, False]
+    t1 = tt.tensor([0.5, -1.0], requires_grad=True)
+    with pytest.warns(UserWarning, match="different to the input size"):
+        out = F.mse_loss(tt.ones(3, 2, requires_grad=True), t1)
+    assert out.grad_fn.next_functions[1][0].name() == "ExpandBackward0"
+    out.backward()
+    np.testing.assert_allclose(t1.grad.numpy(), [2 * 3 * (0.5 - 1) / 6, 2 * 3 * (-1 - 1) / 6])
