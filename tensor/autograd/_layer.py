@@ -308,7 +308,7 @@ def node_class(op: OpOverload, formula: Formula) -> type[OpNode]:
         base = qualname.split(".", 1)[0]
         # PyTorch's codegen: each word title-cased (``log1p`` -> Log1P, ``avg_pool2d`` ->
         # AvgPool2D), numbered by the overload's place among its derivatives.yaml entries.
-        name = "".join(part.title() for part in base.split("_"))
+        name = _NODE_BASES.get(base) or "".join(part.title() for part in base.split("_"))
         name += f"Backward{_NODE_NUMBER.get(qualname, 0)}"
         attrs = {
             "__slots__": (),
@@ -324,6 +324,15 @@ def node_class(op: OpOverload, formula: Formula) -> type[OpNode]:
 
 
 _NODE_CLASSES: dict[OpOverload, type[OpNode]] = {}
+
+# Operators whose calls PyTorch records under the native function they reach: every
+# ``norm`` spelling is ``linalg_vector_norm``, ``conv2d`` is ``convolution`` and
+# ``layer_norm`` is ``native_layer_norm`` there (tests/tensor/test_node_names.py).
+_NODE_BASES = {
+    "norm": "LinalgVectorNorm",
+    "conv2d": "Convolution",
+    "layer_norm": "NativeLayerNorm",
+}
 
 # Note [Nodes numbered by the call]: operator -> (position, name, default) of the argument
 # whose value other than its default makes PyTorch's node its second (SumBackward1).

@@ -2,7 +2,9 @@
 each word of the operator's name title-cased (``log1p`` -> Log1PBackward0, ``avg_pool2d``
 -> AvgPool2DBackward0), numbered by the overload's place among PyTorch's derivatives
 (``1 - x`` -> RsubBackward1, ``x.squeeze(0)`` -> SqueezeBackward1), the same for the
-same call; ``x.T`` is a permute (Note in tensor/_wrappers_shape.py's ``_T``).
+same call; ``x.T`` is a permute (Note in tensor/_wrappers_shape.py's ``_T``); ``norm``,
+``conv2d`` and ``layer_norm`` under the native function PyTorch's call reaches
+(LinalgVectorNormBackward0, ConvolutionBackward0, NativeLayerNormBackward0).
 """
 
 from __future__ import annotations
@@ -72,6 +74,27 @@ CALLS: list[tuple[str, Callable[[Any, Any], Any], str]] = [
     ("to(dtype)", lambda L, x: x.to(L.float16), "ToCopyBackward0"),
     ("expm1", lambda L, x: x.expm1(), "Expm1Backward0"),
     ("atan2", lambda L, x: L.atan2(x, x + 1), "Atan2Backward0"),
+    # Recorded under the native function PyTorch's call reaches (_NODE_BASES).
+    ("norm", lambda L, x: x.norm(), "LinalgVectorNormBackward0"),
+    ("norm p dim", lambda L, x: x.norm(p=1, dim=1), "LinalgVectorNormBackward0"),
+    ("norm fro", lambda L, x: x.norm(p="fro"), "LinalgVectorNormBackward0"),
+    (
+        "norm inf keepdim",
+        lambda L, x: L.norm(x, float("inf"), 0, True),
+        "LinalgVectorNormBackward0",
+    ),
+    (
+        "conv2d",
+        lambda L, x: L.nn.functional.conv2d(x.reshape(1, 1, 3, 4), x[:2, :2].reshape(1, 1, 2, 2)),
+        "ConvolutionBackward0",
+    ),
+    ("layer_norm", lambda L, x: L.nn.functional.layer_norm(x, (4,)), "NativeLayerNormBackward0"),
+    ("mse_loss", lambda L, x: L.nn.functional.mse_loss(x, x * 2), "MseLossBackward0"),
+    (
+        "binary_cross_entropy_with_logits",
+        lambda L, x: L.nn.functional.binary_cross_entropy_with_logits(x, x.detach().sigmoid()),
+        "BinaryCrossEntropyWithLogitsBackward0",
+    ),
 ]
 
 
