@@ -122,8 +122,10 @@ class OpNode(Node):
     # the call while the node still has it and keeps (binding the call and releasing the
     # node decide it first).  PyTorch decides by the overload its parser picked, so an
     # explicit default (``x.sum(dim=None)``, ``x.round(decimals=0)``) is its second and
-    # our first: our wrappers pass defaults as they are, and the call cannot tell.
-    _numbered: tuple[int, str, Any] | None = None
+    # our first: our wrappers pass defaults as they are, and the call cannot tell.  Or a
+    # function of the node and the call's positional arguments (None: bound, read from
+    # ``_bound``) naming the node PyTorch's call records on top (``_NAMED_BY``).
+    _numbered: tuple[int, str, Any] | Callable[[Any, Any], str] | None = None
 
     def name(self) -> str:
         if self._numbered is None:
@@ -134,7 +136,9 @@ class OpNode(Node):
     def _decide_name(self, args: Any, kwargs: Any) -> str:
         base = type(self).__name__
         name = base
-        if args is not None and self._numbered is not None:
+        if callable(self._numbered):
+            name = self._numbered(self, args) or base
+        elif args is not None and self._numbered is not None:
             position, arg, default = self._numbered
             if len(args) > position:
                 value = args[position]
@@ -316,9 +320,9 @@ def node_class(op: OpOverload, formula: Formula) -> type[OpNode]:
             "op": op,
             "formula": staticmethod(formula),  # a function read from the class: not a method
         }
-        numbered = _NUMBERED_BY.get(qualname)
-        if numbered is not None:
-            attrs["_numbered"] = numbered
+        numbered = _NUMBERED_BY.get(qualname) or _NAMED_BY.get(qualname)
+        if numbered is not None:  # a function read from the class: not a method
+            attrs["_numbered"] = staticmethod(numbered) if callable(numbered) else numbered
         cls = _NODE_CLASSES[op] = type(name, (OpNode,), attrs)
     return cls
 
@@ -342,6 +346,41 @@ _NUMBERED_BY = {
     "prod": (1, "dim", None),
     "round": (1, "decimals", 0),
 }
+
+
+def _matmul_node(node: Any, args: Any) -> str | None:
+    """PyTorch's matmul is a composite: the node on top of its graph is that of the
+    product it reaches for these ranks (its graph below that node is one node here)."""
+    if args is None:
+        bound = node._bound
+        if bound is None:
+            return None
+        args = (bound["self"], bound["other"])
+    ranks = (args[0].ndim, args[1].ndim)
+    name = _MATMUL_NODES.get(ranks)
+    if name is not None:
+        return name
+    return "CloneBackward0" if ranks[0] == 2 else "UnsafeViewBackward0"
+
+
+_MATMUL_NODES = {
+    (2, 2): "MmBackward0",
+    (1, 1): "DotBackward0",
+    (2, 1): "MvBackward0",
+    (1, 2): "SqueezeBackward4",
+}
+
+
+def _reshape_node(node: Any, args: Any) -> str:
+    """PyTorch's reshape is ``view`` where the shape allows one, else a clone viewed:
+    ViewBackward0 or UnsafeViewBackward0 on top (a view output keeps its version)."""
+    return "ViewBackward0" if node._view_version is not None else "UnsafeViewBackward0"
+
+
+# Operators whose node PyTorch names after what their composite reaches, which the call
+# decides: the node's name is decided as the numbered ones' are (Note [Nodes numbered by
+# the call]).
+_NAMED_BY = {"matmul": _matmul_node, "reshape": _reshape_node}
 
 # The overloads whose PyTorch node is not their name's first (``1 - x``: RsubBackward1),
 # as PyTorch 2.13 numbers them for the same call; the others are 0.  An overload that

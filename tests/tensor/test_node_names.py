@@ -4,7 +4,8 @@ each word of the operator's name title-cased (``log1p`` -> Log1PBackward0, ``avg
 (``1 - x`` -> RsubBackward1, ``x.squeeze(0)`` -> SqueezeBackward1), the same for the
 same call; ``x.T`` is a permute (Note in tensor/_wrappers_shape.py's ``_T``); ``norm``,
 ``conv2d`` and ``layer_norm`` under the native function PyTorch's call reaches
-(LinalgVectorNormBackward0, ConvolutionBackward0, NativeLayerNormBackward0).
+(LinalgVectorNormBackward0, ConvolutionBackward0, NativeLayerNormBackward0); ``matmul``
+and ``reshape`` after the node on top of PyTorch's composite (MmBackward0, ViewBackward0).
 """
 
 from __future__ import annotations
@@ -90,6 +91,18 @@ CALLS: list[tuple[str, Callable[[Any, Any], Any], str]] = [
     ),
     ("layer_norm", lambda L, x: L.nn.functional.layer_norm(x, (4,)), "NativeLayerNormBackward0"),
     ("mse_loss", lambda L, x: L.nn.functional.mse_loss(x, x * 2), "MseLossBackward0"),
+    # Composites there, one node here named after the top of PyTorch's graph (_NAMED_BY).
+    ("x @ y", lambda L, x: x @ x.t(), "MmBackward0"),
+    ("matmul, keyword", lambda L, x: L.matmul(x, other=x.t()), "MmBackward0"),
+    ("vector @ vector", lambda L, x: x[0] @ x[1], "DotBackward0"),
+    ("matrix @ vector", lambda L, x: x @ x[0], "MvBackward0"),
+    ("vector @ matrix", lambda L, x: x[:, 0] @ x, "SqueezeBackward4"),
+    ("batched", lambda L, x: x.unsqueeze(0) @ x.t().unsqueeze(0), "UnsafeViewBackward0"),
+    ("matrix @ batch", lambda L, x: x @ x.t().unsqueeze(0), "CloneBackward0"),
+    ("reshape, a view", lambda L, x: x.reshape(12), "ViewBackward0"),
+    ("reshape, a copy", lambda L, x: x.t().reshape(12), "UnsafeViewBackward0"),
+    ("flatten", lambda L, x: x.flatten(), "ViewBackward0"),
+    ("flatten, a copy", lambda L, x: x.t().flatten(), "UnsafeViewBackward0"),
     (
         "binary_cross_entropy_with_logits",
         lambda L, x: L.nn.functional.binary_cross_entropy_with_logits(x, x.detach().sigmoid()),
@@ -133,3 +146,20 @@ def test_a_node_numbered_by_its_call_keeps_its_name() -> None:
     _ = z.grad_fn.bound  # binds the call: the positional arguments are gone
     assert z.grad_fn.name() == "MeanBackward1"
     assert x.sum().grad_fn.name() == "SumBackward0"
+
+
+def test_a_node_named_by_its_call_keeps_its_name() -> None:
+    """The same for the nodes named after PyTorch's composite (``_NAMED_BY``): decided
+    before backward releases the call's arguments, and from the bound call."""
+    x = tt.ones(3, 4, requires_grad=True)
+    y = x @ x.t()
+    node = y.grad_fn
+    y.sum().backward()
+    assert node.name() == "MmBackward0"
+    z = x[0] @ x[1]
+    _ = z.grad_fn.bound
+    assert z.grad_fn.name() == "DotBackward0"
+    r = x.t().reshape(12)
+    node = r.grad_fn
+    r.sum().backward()
+    assert node.name() == "UnsafeViewBackward0"
