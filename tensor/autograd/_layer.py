@@ -134,12 +134,17 @@ class OpNode(Node):
         return name if name is not None else self._decide_name(self._args, self._kwargs)
 
     def _decide_name(self, args: Any, kwargs: Any) -> str:
+        numbered = self._numbered
+        if type(numbered) is not tuple:  # a function (_NAMED_BY)
+            name = numbered(self, args)
+            if name is None:
+                return type(self).__name__
+            self.__dict__["_name"] = name
+            return name
         base = type(self).__name__
         name = base
-        if callable(self._numbered):
-            name = self._numbered(self, args) or base
-        elif args is not None and self._numbered is not None:
-            position, arg, default = self._numbered
+        if args is not None:
+            position, arg, default = numbered
             if len(args) > position:
                 value = args[position]
             else:
@@ -292,8 +297,15 @@ class OpNode(Node):
     def release(self) -> None:
         # apply() raises from now on (``_freed``); nothing below is read again.  The
         # fields at their class default stay there (no ``__dict__`` made to clear them).
-        if self._numbered is not None and "_name" not in self.__dict__:
-            self._decide_name(self._args, self._kwargs)  # Note [Nodes numbered by the call]
+        numbered = self._numbered
+        if numbered is not None:  # Note [Nodes numbered by the call]
+            if type(numbered) is tuple:
+                if "_name" not in self.__dict__:
+                    self._decide_name(self._args, self._kwargs)
+            elif numbered.reads_call and self._args is not None:  # (_NAMED_BY)
+                name = numbered(self, self._args)
+                if name is not None:  # None: the class's name (no __dict__ made)
+                    self.__dict__["_name"] = name
         self._args = self.versions = None
         if self._bound is not None:
             self._bound = None
@@ -333,6 +345,7 @@ _NODE_CLASSES: dict[OpOverload, type[OpNode]] = {}
 # ``norm`` spelling is ``linalg_vector_norm``, ``conv2d`` is ``convolution`` and
 # ``layer_norm`` is ``native_layer_norm`` there (tests/tensor/test_node_names.py).
 _NODE_BASES = {
+    "matmul": "Mm",  # two matrices' (_matmul_node names the others)
     "norm": "LinalgVectorNorm",
     "conv2d": "Convolution",
     "layer_norm": "NativeLayerNorm",
@@ -350,31 +363,35 @@ _NUMBERED_BY = {
 
 def _matmul_node(node: Any, args: Any) -> str | None:
     """PyTorch's matmul is a composite: the node on top of its graph is that of the
-    product it reaches for these ranks (its graph below that node is one node here)."""
+    product it reaches for these ranks (its graph below that node is one node here).
+    None for two matrices: the class's own name, MmBackward0 (_NODE_BASES), which
+    backward's release then keeps without a ``__dict__`` (~0.45 us a node otherwise)."""
     if args is None:
         bound = node._bound
         if bound is None:
             return None
         args = (bound["self"], bound["other"])
-    ranks = (args[0].ndim, args[1].ndim)
+    ranks = (args[0]._array.ndim, args[1]._array.ndim)  # backward releases every node
+    if ranks == (2, 2):
+        return None
     name = _MATMUL_NODES.get(ranks)
     if name is not None:
         return name
     return "CloneBackward0" if ranks[0] == 2 else "UnsafeViewBackward0"
 
 
-_MATMUL_NODES = {
-    (2, 2): "MmBackward0",
-    (1, 1): "DotBackward0",
-    (2, 1): "MvBackward0",
-    (1, 2): "SqueezeBackward4",
-}
+_matmul_node.reads_call = True  # type: ignore[attr-defined]
+_MATMUL_NODES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (1, 2): "SqueezeBackward4"}
 
 
 def _reshape_node(node: Any, args: Any) -> str:
     """PyTorch's reshape is ``view`` where the shape allows one, else a clone viewed:
-    ViewBackward0 or UnsafeViewBackward0 on top (a view output keeps its version)."""
+    ViewBackward0 or UnsafeViewBackward0 on top (a view output keeps its version, so
+    the name is read from the node at any time)."""
     return "ViewBackward0" if node._view_version is not None else "UnsafeViewBackward0"
+
+
+_reshape_node.reads_call = False  # type: ignore[attr-defined]
 
 
 # Operators whose node PyTorch names after what their composite reaches, which the call
