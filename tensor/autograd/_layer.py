@@ -342,11 +342,14 @@ def node_class(op: OpOverload, formula: Formula) -> type[OpNode]:
 _NODE_CLASSES: dict[OpOverload, type[OpNode]] = {}
 
 # Operators whose calls PyTorch records under the native function they reach: every
-# ``norm`` spelling is ``linalg_vector_norm``, ``conv2d`` is ``convolution`` and
-# ``layer_norm`` is ``native_layer_norm`` there (tests/tensor/test_node_names.py).
+# ``norm`` spelling is ``linalg_vector_norm``, ``conv2d`` is ``convolution``,
+# ``layer_norm`` is ``native_layer_norm`` there, and so on (tests/tensor/test_node_names.py).
 _NODE_BASES = {
     "matmul": "Mm",  # two matrices' (_matmul_node names the others)
+    "cross_entropy_loss": "NllLoss",  # class targets' (_cross_entropy_node: the others)
     "norm": "LinalgVectorNorm",
+    "square": "Pow",  # x.pow(2) there
+    "outer": "Mul",  # a broadcast product there
     "conv2d": "Convolution",
     "layer_norm": "NativeLayerNorm",
 }
@@ -394,10 +397,35 @@ def _reshape_node(node: Any, args: Any) -> str:
 _reshape_node.reads_call = False  # type: ignore[attr-defined]
 
 
+def _cross_entropy_node(node: Any, args: Any) -> str | None:
+    """PyTorch's cross_entropy is a composite too: class targets end in nll_loss
+    (NllLossBackward0, this class's name: None), smoothed ones in an add, probabilities
+    in a negation or, for a mean, a division by the batch."""
+    kwargs = node._kwargs or {}
+    if args is None:
+        bound = node._bound
+        if bound is None:
+            return None
+        args, kwargs = (), bound
+    target = args[1] if len(args) > 1 else kwargs["target"]
+    reduction = args[3] if len(args) > 3 else kwargs.get("reduction", 1)
+    smoothing = args[5] if len(args) > 5 else kwargs.get("label_smoothing", 0.0)
+    if target._dtype.is_floating_point:
+        return "DivBackward1" if reduction == 1 else "NegBackward0"
+    return "AddBackward0" if smoothing else None
+
+
+_cross_entropy_node.reads_call = True  # type: ignore[attr-defined]
+
+
 # Operators whose node PyTorch names after what their composite reaches, which the call
 # decides: the node's name is decided as the numbered ones' are (Note [Nodes numbered by
 # the call]).
-_NAMED_BY = {"matmul": _matmul_node, "reshape": _reshape_node}
+_NAMED_BY = {
+    "matmul": _matmul_node,
+    "reshape": _reshape_node,
+    "cross_entropy_loss": _cross_entropy_node,
+}
 
 # The overloads whose PyTorch node is not their name's first (``1 - x``: RsubBackward1),
 # as PyTorch 2.13 numbers them for the same call; the others are 0.  An overload that

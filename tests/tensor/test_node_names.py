@@ -90,6 +90,8 @@ CALLS: list[tuple[str, Callable[[Any, Any], Any], str]] = [
         "ConvolutionBackward0",
     ),
     ("layer_norm", lambda L, x: L.nn.functional.layer_norm(x, (4,)), "NativeLayerNormBackward0"),
+    ("square", lambda L, x: x.square(), "PowBackward0"),
+    ("outer", lambda L, x: L.outer(x[0], x[1]), "MulBackward0"),
     ("mse_loss", lambda L, x: L.nn.functional.mse_loss(x, x * 2), "MseLossBackward0"),
     # Composites there, one node here named after the top of PyTorch's graph (_NAMED_BY).
     ("x @ y", lambda L, x: x @ x.t(), "MmBackward0"),
@@ -99,6 +101,33 @@ CALLS: list[tuple[str, Callable[[Any, Any], Any], str]] = [
     ("vector @ matrix", lambda L, x: x[:, 0] @ x, "SqueezeBackward4"),
     ("batched", lambda L, x: x.unsqueeze(0) @ x.t().unsqueeze(0), "UnsafeViewBackward0"),
     ("matrix @ batch", lambda L, x: x @ x.t().unsqueeze(0), "CloneBackward0"),
+    (
+        "cross_entropy",
+        lambda L, x: L.nn.functional.cross_entropy(x, L.tensor([0, 3, 1])),
+        "NllLossBackward0",
+    ),
+    (
+        "cross_entropy, weight, none",
+        lambda L, x: L.nn.functional.cross_entropy(
+            x, L.tensor([0, 3, 1]), weight=L.ones(4, dtype=x.dtype), reduction="none"
+        ),
+        "NllLossBackward0",
+    ),
+    (
+        "cross_entropy, smoothing",
+        lambda L, x: L.nn.functional.cross_entropy(x, L.tensor([0, 3, 1]), label_smoothing=0.1),
+        "AddBackward0",
+    ),
+    (
+        "cross_entropy, probabilities",
+        lambda L, x: L.nn.functional.cross_entropy(x, x.detach().softmax(1)),
+        "DivBackward1",
+    ),
+    (
+        "cross_entropy, probabilities, sum",
+        lambda L, x: L.nn.functional.cross_entropy(x, x.detach().softmax(1), reduction="sum"),
+        "NegBackward0",
+    ),
     ("reshape, a view", lambda L, x: x.reshape(12), "ViewBackward0"),
     ("reshape, a copy", lambda L, x: x.t().reshape(12), "UnsafeViewBackward0"),
     ("flatten", lambda L, x: x.flatten(), "ViewBackward0"),
