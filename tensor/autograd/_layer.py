@@ -123,8 +123,8 @@ class OpNode(Node):
     # node decide it first).  PyTorch decides by the overload its parser picked, so an
     # explicit default (``x.sum(dim=None)``, ``x.round(decimals=0)``) is its second and
     # our first: our wrappers pass defaults as they are, and the call cannot tell.  Or a
-    # function of the node and the call's positional arguments (None: bound, read from
-    # ``_bound``) naming the node PyTorch's call records on top (``_NAMED_BY``).
+    # function of the node and the call's positional arguments (the bound call instead,
+    # where there is one) naming the node PyTorch's call records on top (``_NAMED_BY``).
     _numbered: tuple[int, str, Any] | Callable[[Any, Any], str] | None = None
 
     def name(self) -> str:
@@ -302,7 +302,7 @@ class OpNode(Node):
             if type(numbered) is tuple:
                 if "_name" not in self.__dict__:
                     self._decide_name(self._args, self._kwargs)
-            elif numbered.reads_call and self._args is not None:  # (_NAMED_BY)
+            elif numbered.reads_call and (self._args is not None or self._bound is not None):
                 name = numbered(self, self._args)
                 if name is not None:  # None: the class's name (no __dict__ made)
                     self.__dict__["_name"] = name
@@ -369,11 +369,11 @@ def _matmul_node(node: Any, args: Any) -> str | None:
     product it reaches for these ranks (its graph below that node is one node here).
     None for two matrices: the class's own name, MmBackward0 (_NODE_BASES), which
     backward's release then keeps without a ``__dict__`` (~0.45 us a node otherwise)."""
-    if args is None:
-        bound = node._bound
-        if bound is None:
-            return None
+    bound = node._bound  # the whole call (keywords too), where it is bound
+    if bound is not None:
         args = (bound["self"], bound["other"])
+    elif args is None:
+        return None
     ranks = (args[0]._array.ndim, args[1]._array.ndim)  # backward releases every node
     if ranks == (2, 2):
         return None
@@ -401,12 +401,13 @@ def _cross_entropy_node(node: Any, args: Any) -> str | None:
     """PyTorch's cross_entropy is a composite too: class targets end in nll_loss
     (NllLossBackward0, this class's name: None), smoothed ones in an add, probabilities
     in a negation or, for a mean, a division by the batch."""
-    kwargs = node._kwargs or {}
-    if args is None:
-        bound = node._bound
-        if bound is None:
-            return None
-        args, kwargs = (), bound
+    kwargs = node._bound  # the whole call (keywords too), where it is bound
+    if kwargs is not None:
+        args = ()
+    elif args is None:
+        return None
+    else:
+        kwargs = node._kwargs or {}
     target = args[1] if len(args) > 1 else kwargs["target"]
     reduction = args[3] if len(args) > 3 else kwargs.get("reduction", 1)
     smoothing = args[5] if len(args) > 5 else kwargs.get("label_smoothing", 0.0)

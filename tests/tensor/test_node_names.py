@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import tensor as tt
+from dispatch import ops
 
 try:
     import torch
@@ -192,3 +193,10 @@ def test_a_node_named_by_its_call_keeps_its_name() -> None:
     node = r.grad_fn
     r.sum().backward()
     assert node.name() == "UnsafeViewBackward0"
+    # Recorded with keywords (the general recording binds the call): decided from it.
+    k = ops.core.matmul.default(x[0], other=x[1])
+    node = k.grad_fn
+    k.backward()
+    assert node.name() == "DotBackward0"
+    loss = ops.core.cross_entropy_loss.default(x, target=tt.tensor([0, 1, 2]), label_smoothing=0.1)
+    assert loss.grad_fn.name() == "AddBackward0"
