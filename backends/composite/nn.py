@@ -53,12 +53,30 @@ def max_pool2d(
 
 
 def linear(input: Any, weight: Any, bias: Any = None) -> Any:
-    if input.ndim == 2:  # PyTorch's graph: AddmmBackward0 (or MmBackward0) over TBackward0
+    ndim = input.ndim
+    if ndim == 2:  # PyTorch's graph: AddmmBackward0 (or MmBackward0) over TBackward0
         # The entries for exactly their tensors (Note [Specialised call paths]).
         if bias is not None:
             return core.addmm.default.call3(bias, input, core.t.default.call1(weight))
         if getattr(weight, "ndim", None) == 2:
             return core.mm.default.call2(input, core.t.default.call1(weight))
+    elif (
+        bias is not None
+        and ndim > 2
+        and bias.ndim == 1
+        and getattr(weight, "ndim", None) == 2
+        and input.is_contiguous()
+    ):
+        # PyTorch's _flatten_nd_linear: a contiguous batch of rows (a transformer's [B, T,
+        # C]) is one addmm of its rows, the bias in the product's pass (Note [Linear by
+        # gemm]), viewed back: ViewBackward0 over AddmmBackward0, as PyTorch records it.
+        sizes = list(input.shape)
+        rows = 1
+        for n in sizes[:-1]:
+            rows *= n
+        flat = core.reshape.default.call2(input, [rows, sizes[-1]])
+        out = core.addmm.default.call3(bias, flat, core.t.default.call1(weight))
+        return core.view.default.call2(out, sizes[:-1] + [out.shape[1]])
     out = core.matmul.default(input, core.t.default(weight))
     return out if bias is None else core.add.Tensor(out, bias)
 

@@ -200,3 +200,46 @@ def test_a_node_named_by_its_call_keeps_its_name() -> None:
     assert node.name() == "DotBackward0"
     loss = ops.core.cross_entropy_loss.default(x, target=tt.tensor([0, 1, 2]), label_smoothing=0.1)
     assert loss.grad_fn.name() == "AddBackward0"
+
+
+def _graph(node: Any, depth: int = 0) -> list[str]:
+    """The node names under ``node``, depth-first, indented by depth."""
+    if node is None:
+        return []
+    name = node.name().removeprefix("torch::autograd::")
+    out = ["  " * depth + name]
+    for child, _ in node.next_functions:
+        out += _graph(child, depth + 1)
+    return out
+
+
+def test_linear_of_a_batch_of_rows_is_pytorchs_graph() -> None:
+    """PyTorch's _flatten_nd_linear: a contiguous N-D input with a 1-D bias is one addmm
+    of its rows, viewed back (a transformer's [B, T, C] @ W.T + b: one gemm with the bias
+    in its pass, 1.38x -> 1.02x PyTorch's forward at [8, 64, 256])."""
+    a = np.random.default_rng(1).standard_normal((2, 3, 4))
+    w_np, b_np = np.arange(20.0).reshape(5, 4) / 10, np.arange(5.0)
+    x = tt.tensor(a, requires_grad=True)
+    w, b = tt.tensor(w_np, requires_grad=True), tt.tensor(b_np, requires_grad=True)
+    out = tt.nn.functional.linear(x, w, b)
+    expected = [
+        "ViewBackward0",
+        "  AddmmBackward0",
+        "    AccumulateGrad",
+        "    ViewBackward0",
+        "      AccumulateGrad",
+        "    TBackward0",
+        "      AccumulateGrad",
+    ]
+    assert _graph(out.grad_fn) == expected
+    np.testing.assert_allclose(out.detach().numpy(), a @ w_np.T + b_np, rtol=1e-12)
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.broadcast_to(w_np.sum(0), (2, 3, 4)))
+    np.testing.assert_allclose(w.grad.numpy(), np.broadcast_to(a.reshape(6, 4).sum(0), (5, 4)))
+    # A strided input or a bias of more dims: matmul and add, as PyTorch.
+    t = tt.nn.functional.linear(x.transpose(0, 1), w, b)
+    assert t.grad_fn.name() == "AddBackward0"
+    if torch is not None:
+        tx = torch.tensor(a, requires_grad=True)
+        tw, tb = torch.tensor(w_np, requires_grad=True), torch.tensor(b_np, requires_grad=True)
+        assert _graph(torch.nn.functional.linear(tx, tw, tb).grad_fn) == expected
