@@ -74,7 +74,7 @@ def linear(input: Any, weight: Any, bias: Any = None) -> Any:
         rows = 1
         for n in sizes[:-1]:
             rows *= n
-        flat = core.reshape.default.call2(input, [rows, sizes[-1]])
+        flat = core.view.default.call2(input, [rows, sizes[-1]])  # contiguous: a view
         out = core.addmm.default.call3(bias, flat, core.t.default.call1(weight))
         return core.view.default.call2(out, sizes[:-1] + [out.shape[1]])
     out = core.matmul.default(input, core.t.default(weight))

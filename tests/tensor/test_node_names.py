@@ -18,6 +18,7 @@ import pytest
 
 import tensor as tt
 from dispatch import ops
+from tensor.modes import LoggingMode
 
 try:
     import torch
@@ -236,6 +237,14 @@ def test_linear_of_a_batch_of_rows_is_pytorchs_graph() -> None:
     out.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.broadcast_to(w_np.sum(0), (2, 3, 4)))
     np.testing.assert_allclose(w.grad.numpy(), np.broadcast_to(a.reshape(6, 4).sum(0), (5, 4)))
+    with LoggingMode() as log:  # the calls a dispatch mode sees, as PyTorch's
+        tt.nn.functional.linear(x, w, b)
+    assert [line.split("(")[0] for line in log.lines] == [
+        "core::view",
+        "core::t",
+        "core::addmm",
+        "core::view",
+    ]
     # A strided input or a bias of more dims: matmul and add, as PyTorch.
     t = tt.nn.functional.linear(x.transpose(0, 1), w, b)
     assert t.grad_fn.name() == "AddBackward0"
