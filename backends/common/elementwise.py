@@ -524,6 +524,9 @@ def _scalar_kernel(
     make = front.make
     bool_operands = name not in _NO_BOOL_OPERAND
     opmath = name in _OPMATH_OPS
+    # ``uint8_tensor ** -3``: PyTorch refuses a negative integer power before converting
+    # the number (-3 would wrap to 253 in uint8): the formula raises its error.
+    negative_power = name == "pow"
     half = frozenset({front.float16, front.bfloat16})  # Note [Opmath for numbers]
     bfloat16, bfloat16_np = front.bfloat16, front.bfloat16.numpy_dtype
     float32_np = front.float32.numpy_dtype
@@ -553,7 +556,7 @@ def _scalar_kernel(
             # first, wrapping around (uint8: -1 is 255, so ``x < -1`` is ``x < 255``);
             # NumPy 2 compares it as the number it is, and refuses it in arithmetic.
             lo, hi = int_range(cdt)
-            if not lo <= y <= hi and -(2**63) <= y < 2**64:
+            if not lo <= y <= hi and -(2**63) <= y < 2**64 and not (negative_power and y < 0):
                 y = _number_as(y, cdt, ns)
         try:
             out = fn(x, y)

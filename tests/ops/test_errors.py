@@ -98,6 +98,15 @@ def test_data_dependent_errors_on_cpu() -> None:
         i % 0
     with _raises(RuntimeError, "pow()", "negative integer powers"):
         i**-1
+    # An unsigned tensor: PyTorch refuses the power before converting the number to the
+    # dtype (uint8: -3 wrapped to 253 and gave [0, 1, 19, 213]).
+    u = tt.tensor([0, 1, 3, 5], dtype=tt.uint8)
+    for power in (-3, -1, -300):
+        with _raises(RuntimeError, "pow()", "negative integer powers"):
+            u**power
+    with _raises(RuntimeError, "pow()", "negative integer powers"):
+        u.pow_(-2)
+    assert u.tolist() == [0, 1, 3, 5] and (u - 3).tolist() == [253, 254, 0, 2]
     assert (tt.tensor([1.0]) // 0).tolist() == [float("inf")]  # floats: inf, no error
 
 
