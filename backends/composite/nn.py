@@ -131,9 +131,13 @@ _BELOW_AUTOGRAD = exclude_keys(
 
 def mse_loss(self: Any, target: Any, reduction: int = 1) -> Any:
     _floating("mse_loss", self, target)
-    with _BELOW_AUTOGRAD._recreate_cm():  # a guard of its own: calls may run at once
-        diff = core.sub.Tensor(self, target)
-        return _reduce(core.mul.Tensor(diff, diff), reduction, "mse_loss")
+    return _mse_loss(self, target, reduction)
+
+
+@_BELOW_AUTOGRAD  # as a decorator, a fresh guard each call: calls may run at once
+def _mse_loss(self: Any, target: Any, reduction: int) -> Any:
+    diff = core.sub.Tensor(self, target)
+    return _reduce(core.mul.Tensor(diff, diff), reduction, "mse_loss")
 
 
 def _not_differentiable(op: str, **tensors: Any) -> None:
@@ -152,10 +156,10 @@ def binary_cross_entropy_with_logits(
 ) -> Any:
     _floating("binary_cross_entropy_with_logits", self)
     _not_differentiable("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
-    with _BELOW_AUTOGRAD._recreate_cm():
-        return _bce_with_logits(self, target, weight, pos_weight, reduction)
+    return _bce_with_logits(self, target, weight, pos_weight, reduction)
 
 
+@_BELOW_AUTOGRAD
 def _bce_with_logits(self: Any, target: Any, weight: Any, pos_weight: Any, reduction: int) -> Any:
     if tuple(target.shape) != tuple(self.shape):
         raise ValueError(

@@ -41,19 +41,17 @@ def _nn(name: str, *schemas: str, **kw: object) -> OpInfo:
     return OpInfo(name, schemas, "nn", **kw)  # type: ignore[arg-type]
 
 
-def _composite(name: str, *schemas: str, **kw: object) -> OpInfo:
+def _composite(name: str, *schemas: str, family: str = "composite", **kw: object) -> OpInfo:
     kw.setdefault("method", False)
     kw.setdefault("dtypes", FLOATS)
-    return OpInfo(name, schemas, "composite", **kw)  # type: ignore[arg-type]
+    return OpInfo(name, schemas, family, **kw)  # type: ignore[arg-type]
 
 
 def _explicit(name: str, *schemas: str, **kw: object) -> OpInfo:
     """A CompositeExplicitAutograd row: its kernel is written with other operators for
     every backend (``backends.composite.nn``) and its derivative is a formula of its own
     (Note [Explicit composites] there)."""
-    kw.setdefault("method", False)
-    kw.setdefault("dtypes", FLOATS)
-    return OpInfo(name, schemas, "explicit", **kw)  # type: ignore[arg-type]
+    return _composite(name, *schemas, family="explicit", **kw)
 
 
 _POOL = "int[2] kernel_size, int[2] stride=[], int[2] padding=0"
