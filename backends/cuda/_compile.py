@@ -1,10 +1,32 @@
-"""Compiling our CUDA sources with CuPy: lazily, once per (device, source, instance).
+"""Compiling our CUDA sources with NVRTC: lazily, once per (device, source, instance).
 
 Imports: the standard library; CuPy lazily (only ``function`` touches it, and only
 after ``backends.cuda.init()`` found a GPU).  Nothing compiles at import: the first
 call of an operator for a dtype on a device compiles that one template instance
-(NVRTC, through ``cupy.RawModule`` with ``name_expressions``; CuPy also caches the
-binary on disk, so later processes only load it).
+(NVRTC through ``cupy.cuda.compiler.compile_using_nvrtc`` with the instance as a name
+expression), loads it as a ``cupy.cuda.function.Module`` and keeps its Function.
+
+Note [Subnormals]
+PyTorch's CUDA kernels keep subnormal floats (nvcc's default, ``-ftz=false``): on an
+H200, ``torch.tensor([1e-30], device='cuda') ** 1.5`` is 1.4e-45 and ``x * 1e-15``
+keeps ``x = 1e-30``'s product.  CuPy's ``RawModule`` (and every kernel CuPy compiles)
+appends ``-ftz=true`` after the caller's options, which flushes subnormal operands and
+results of float32 arithmetic to zero: our kernels built that way gave 0 for both.  So
+we call NVRTC through CuPy's lower ``compile_using_nvrtc``, which passes our options
+as they are, and keep our own disk cache of the binaries (CuPy's cache lives in the
+layer we skip).  CuPy functions we still call for some operators keep CuPy's flushing:
+on the H200, float32 ``mean`` of three subnormals gave 0 and ``cumsum`` zeros where
+PyTorch keeps them (``sum`` and ``matmul`` agreed).
+
+Note [Kernel disk cache]
+A compiled instance is stored as ``<sha256>.cubin`` under ``$ARRAYDISPATCH_CACHE_DIR``
+(default ``~/.cache/arraydispatch/kernels``): the mangled name, a NUL, then the binary.
+The key hashes everything the binary depends on: the source, every header of
+``_include`` (CuPy's own cache key leaves included headers out, so an edited header
+served stale binaries), the options, the instance, the device's compute capability,
+and the versions of NVRTC and CuPy.  Writes go to a temporary file renamed into place
+(two processes compiling the same instance both write whole files); a cache that cannot
+be written is skipped, and an unreadable entry is compiled again.
 
 Note [Kernel cache]
 ``function`` is on every raw kernel launch, so its hit path is one dict lookup with
@@ -17,16 +39,21 @@ which on a one-GPU machine keeps its Function and skips even that lookup.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import os
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
-__all__ = ["INCLUDE", "SOURCES", "Instance", "function", "source_text"]
+__all__ = ["INCLUDE", "SOURCES", "Instance", "cache_dir", "function", "source_text"]
 
 SOURCES = Path(__file__).resolve().parent
 INCLUDE = SOURCES / "_include"
-OPTIONS = ("-std=c++17", f"-I{INCLUDE}")
+# -ftz=false is NVRTC's default; said here since CuPy's own path says otherwise
+# (Note [Subnormals]).
+OPTIONS = ("-std=c++17", "-ftz=false", f"-I{INCLUDE}")
 
 _CACHE: dict[tuple[int, str, str], Any] = {}
 _LOCK = threading.Lock()
@@ -85,12 +112,87 @@ def function(source: str, expression: str) -> Any:
     with _LOCK:
         kernel = _CACHE.get(key)
         if kernel is None:
-            module = cupy.RawModule(
-                code=source_text(source), options=OPTIONS, name_expressions=[expression]
-            )
-            # The device's ``cupy.cuda.function.Function`` under the RawKernel: called as
-            # ``f(grid, block, args)`` (tuples) it skips RawKernel's per-call device lookup
-            # and keyword handling, ~1 us of a tiny op's launch (Note [Kernel cache]).
-            raw = module.get_function(expression)
-            kernel = _CACHE[key] = getattr(raw, "kernel", raw)
+            kernel = _CACHE[key] = _load(cupy, source, expression)
     return kernel
+
+
+def cache_dir() -> Path:
+    """Where compiled instances are kept (Note [Kernel disk cache])."""
+    root = os.environ.get("ARRAYDISPATCH_CACHE_DIR")
+    return Path(root) if root else Path.home() / ".cache" / "arraydispatch" / "kernels"
+
+
+def _headers() -> str:
+    """The text of every header our sources can include, for the cache key (read once)."""
+    text = _TEXT.get("<headers>")
+    if text is None:
+        parts = [f"{p.name}\0{p.read_text()}" for p in sorted(INCLUDE.glob("*")) if p.is_file()]
+        text = _TEXT["<headers>"] = "\0".join(parts)
+    return text
+
+
+def _options(cupy: Any) -> tuple[str, ...]:
+    """OPTIONS with the include folders CuPy's RawModule gives NVRTC (the CUDA toolkit's
+    headers: ``cuda_fp16.h``...), from CuPy's own function for them where it has one."""
+    for owner in ("_core.core", "_core._compile_with_cache"):
+        obj: Any = cupy
+        for attr in owner.split("."):
+            obj = getattr(obj, attr, None)
+        assemble = getattr(obj, "assemble_cupy_compiler_options", None)
+        if assemble is not None:
+            return tuple(assemble(OPTIONS))
+    get_cuda_path = getattr(cupy.cuda, "get_cuda_path", None)
+    root = get_cuda_path() if get_cuda_path is not None else None
+    return (*OPTIONS, f"-I{os.path.join(root, 'include')}") if root else OPTIONS
+
+
+def _load(cupy: Any, source: str, expression: str) -> Any:
+    """Compile (or read from the disk cache) and load one instance; its ``Function``."""
+    code = source_text(source)
+    options = _options(cupy)
+    device = cupy.cuda.Device()
+    toolchain = (cupy.__version__, str(cupy.cuda.nvrtc.getVersion()), device.compute_capability)
+    digest = hashlib.sha256()
+    for part in (*toolchain, *options, expression, code, _headers()):
+        digest.update(part.encode())
+        digest.update(b"\1")
+    path = cache_dir() / f"{digest.hexdigest()}.cubin"
+    entry = _read(path)
+    if entry is None:
+        image, mapping = cupy.cuda.compiler.compile_using_nvrtc(
+            code, options, filename=source, name_expressions=[expression]
+        )
+        image = image if isinstance(image, bytes) else image.encode()
+        entry = (mapping[expression], image)
+        _write(path, entry)
+    name, image = entry
+    module = cupy.cuda.function.Module()
+    module.load(image)
+    # The Function is what a RawKernel wraps: called as ``f(grid, block, args)`` (tuples)
+    # it skips RawKernel's per-call device lookup and keyword handling (~1 us of a tiny
+    # op's launch, Note [Kernel cache]); it holds its module.
+    return module.get_function(name)
+
+
+def _read(path: Path) -> tuple[str, bytes] | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    name, sep, image = data.partition(b"\0")
+    return (name.decode(), image) if sep and image else None
+
+
+def _write(path: Path, entry: tuple[str, bytes]) -> None:
+    name, image = entry
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    except OSError:
+        return  # a read-only home: compile again next time
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(name.encode() + b"\0" + image)
+        os.replace(tmp, path)
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)

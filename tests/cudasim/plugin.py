@@ -14,9 +14,12 @@ plugin prints what ran (libraries, build times, kernel instances launched) and, 
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -31,6 +34,16 @@ if "cupy" in sys.modules and not str(getattr(sys.modules["cupy"], "__file__", ""
     raise pytest.UsageError("tests.cudasim.plugin: a real CuPy was imported before the plugin")
 sys.path.insert(0, str(FAKE))
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(FAKE), os.environ.get("PYTHONPATH")]))
+
+# Compiled kernels go to a folder of the session's own (Note [Kernel disk cache] in
+# backends/cuda/_compile.py), shared with its subprocesses, never the user's cache.
+_KERNELS = os.environ.get("ARRAYDISPATCH_CUDASIM_KERNELS")
+if _KERNELS is None:
+    _KERNELS = os.environ["ARRAYDISPATCH_CUDASIM_KERNELS"] = tempfile.mkdtemp(
+        prefix="arraydispatch-cudasim-kernels-"
+    )
+    atexit.register(shutil.rmtree, _KERNELS, True)
+os.environ["ARRAYDISPATCH_CACHE_DIR"] = _KERNELS
 
 _START = time.perf_counter()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.cudasim import _device, _launch
 
-from . import compiler, device, function, memory, runtime, stream
+from . import compiler, device, function, memory, nvrtc, runtime, stream
 
 Device = _device.Device
 Stream = _device.Stream
@@ -22,6 +22,6 @@ def is_available() -> bool:
 
 __all__ = [
     "Device", "Event", "ExternalStream", "Function", "MemoryPointer", "Stream", "compiler", "device",
-    "function", "get_current_stream", "get_elapsed_time", "is_available", "memory", "runtime",
+    "function", "get_current_stream", "get_elapsed_time", "is_available", "memory", "nvrtc", "runtime",
     "stream",
 ]  # fmt: skip
