@@ -266,13 +266,29 @@ ENTRIES = (
         bits = a._dispatch_bits
     except AttributeError:
         return self(a, b)
-    if type(b) not in self._types1 and not (  # Note [Validating every call]: the full check
-        type(b) is list and self._ints1 and _all_ints(b)
-    ):
-        return self(a, b)
+    if type(b) not in self._types1:  # Note [Validating every call]: the full check
+        if type(b) is not list or not self._ints1:
+            return self(a, b)
+        for v in b:  # an int list (``x.view([4, 4])``), checked here: no frame for it
+            if type(v) is not int:
+                return self(a, b)
 """,
         doc="``self(a, b)`` with ``b`` not a tensor (``x * 0.01``: ``mul.Scalar``, ``x.permute([1, "
         "0])``).",
+    ),
+    Entry(
+        "_OneTensor",
+        "call3",
+        "a, b, c, /",
+        """\
+    try:
+        bits = a._dispatch_bits
+    except AttributeError:
+        return self(a, b, c)
+    if type(b) not in self._types1of3 or type(c) not in self._types2:  # Note [Validating every call]
+        return self(a, b, c)
+""",
+        doc="``self(a, b, c)`` with ``b`` and ``c`` not tensors (``x[0]``: ``select.int(x, 0, 0)``).",
     ),
     Entry(
         "_TwoTensors",

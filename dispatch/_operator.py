@@ -352,6 +352,7 @@ class OpOverload:
         "_types1",
         "_ints1",
         "_types2",
+        "_types1of3",
         "_kwtypes",
         "define_location",
     )
@@ -375,6 +376,7 @@ class OpOverload:
         self._types1: frozenset[type] = frozenset()
         self._ints1 = False  # the second argument an int list (``_validate.int_list``)
         self._types2: frozenset[type] = frozenset()
+        self._types1of3: frozenset[type] = frozenset()
         self._kwtypes: dict[str, frozenset[type]] = {}
         self._optional_elements: frozenset[int] = frozenset()
         self._required_lists: frozenset[int] = frozenset()
@@ -490,7 +492,7 @@ class OpOverload:
             self._tensor_pos, self._extractors = (), ()
             self._check, self._arity1, self._arity2 = _no_check, False, False
             self._arity2t = self._arity3 = False
-            self._types1 = self._types2 = frozenset()
+            self._types1 = self._types2 = self._types1of3 = frozenset()
             self._ints1 = False
             self._kwtypes = {}
             self.__class__ = OpOverload
@@ -511,11 +513,14 @@ class OpOverload:
             else frozenset()
         )
         self._ints1 = self._arity2 and int_list(args[1].type)
-        # The two-tensor class's call3: a third positional value that is not a tensor.
+        # The two-tensor class's call3: a third positional value that is not a tensor; the
+        # one-tensor class's call3 (``select.int(x, 0, 0)``): the second too.
+        arity3 = arity_ok(schema, 3)
         self._types2 = (
-            fast_types(args[2].type)
-            if arity_ok(schema, 3) and args[2].type.tensor_kind is None
-            else frozenset()
+            fast_types(args[2].type) if arity3 and args[2].type.tensor_kind is None else frozenset()
+        )
+        self._types1of3 = (
+            fast_types(args[1].type) if arity3 and args[1].type.tensor_kind is None else frozenset()
         )
         # call2k and call3k: call2's and call3's shapes (``_arity2t``, ``_arity3``) with
         # keyword-only values, each of a type that fits its argument outright (``_kwtypes``:

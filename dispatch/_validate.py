@@ -73,9 +73,8 @@ _EXACT: dict[str, frozenset[type]] = {
 
 def fast_types(t: SchemaType) -> frozenset[type]:
     """Types whose every value fits ``t`` (empty when none can be told by type alone)."""
-    if isinstance(t, OptionalType):
-        inner = fast_types(t.elem)
-        return inner | {type(None)} if inner else inner
+    if isinstance(t, OptionalType):  # None fits outright, whatever the element type
+        return fast_types(t.elem) | {type(None)}
     if isinstance(t, BaseType):
         return _EXACT.get(t.name, frozenset())
     return frozenset()

@@ -166,7 +166,7 @@ def getitem(self: Tensor, key: Any) -> Tensor:
     ([9, 10, 11], [3, 11])
     """
     if type(key) is int:  # the commonest index: one select
-        return _select(self, 0, key)  # type: ignore[no-any-return]
+        return _select.call3(self, 0, key)  # type: ignore[no-any-return]
     if isinstance(key, Tensor) and (key._dtype.category == 0 or key._array.ndim):
         return _index(self, [key])  # type: ignore[no-any-return]  # x[mask], x[idx]
     result, advanced, flips = _apply(self, key)

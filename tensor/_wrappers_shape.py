@@ -28,8 +28,18 @@ from ._tensor import Tensor
 __all__ = ["METHOD_WRAPPERS", "TENSOR_ATTRS", "WRAPPERS"]
 
 
+# The first overload of a row, by name, once looked up (the method wrappers below read it
+# on every call: ``x.view(4, 4)``).
+_FIRST: dict[str, Any] = {}
+
+
 def _ov(name: str, index: int = 0) -> Any:
-    return _definitions.overloads(name)[index]
+    if index:
+        return _definitions.overloads(name)[index]
+    ov = _FIRST.get(name)
+    if ov is None:
+        ov = _FIRST[name] = _definitions.overloads(name)[0]
+    return ov
 
 
 def out_ov(name: str, index: int = 0) -> Any:
@@ -54,6 +64,11 @@ def _sizes(args: tuple[Any, ...], op: str, arg: str = "size") -> list[Any]:
     """Varargs or one sequence of ints, as PyTorch's size-taking methods accept."""
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         args = tuple(args[0])
+    for n in args:  # plain ints, the common case: the list as it is
+        if type(n) is not int:
+            break
+    else:
+        return list(args)
     for i, n in enumerate(args):
         if isinstance(n, bool) or not hasattr(n, "__index__"):
             raise TypeError(
@@ -77,8 +92,8 @@ def _varargs(args: tuple[Any, ...], kwargs: dict[str, Any], op: str, arg: str) -
 
 def view(self: Tensor, *shape: Any, **kw: Any) -> Tensor:
     """``x.view(*shape)``: the same data seen with another shape (no copy; may raise)."""
-    sizes = _sizes(_varargs(shape, kw, "view", "size"), "view")
-    return _ov("view").call2(self, sizes)  # type: ignore[no-any-return]
+    sizes = _sizes(_varargs(shape, kw, "view", "size") if kw else shape, "view")
+    return (_FIRST.get("view") or _ov("view")).call2(self, sizes)  # type: ignore[no-any-return]
 
 
 def reshape(input: Tensor, shape: Any) -> Tensor:
@@ -87,8 +102,8 @@ def reshape(input: Tensor, shape: Any) -> Tensor:
 
 
 def _reshape_method(self: Tensor, *shape: Any, **kw: Any) -> Tensor:
-    sizes = _sizes(_varargs(shape, kw, "reshape", "shape"), "reshape", "shape")
-    return _ov("reshape").call2(self, sizes)  # type: ignore[no-any-return]
+    sizes = _sizes(_varargs(shape, kw, "reshape", "shape") if kw else shape, "reshape", "shape")
+    return (_FIRST.get("reshape") or _ov("reshape")).call2(self, sizes)  # type: ignore[no-any-return]
 
 
 def permute(input: Tensor, dims: Any) -> Tensor:

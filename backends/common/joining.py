@@ -162,6 +162,24 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         return make(concat(_arrays(kept, dt), axis=d), dt, dev)
 
     def stack(tensors: Any, dim: Any = 0) -> Any:
+        # Fast path (as cat's above): one dtype, one shape, an int dim in
+        # range: each array indexed with a new axis at ``d`` and concatenated along it, as
+        # NumPy's ``stack`` does after its checks (4.6 -> ~1.5 us for two [4, 8]).
+        if not meta and tensors and type(dim) is int and fastpaths.ENABLED:
+            first = tensors[0]
+            dt, shape = first._dtype, first._array.shape
+            n = len(shape)
+            if -n - 1 <= dim <= n:
+                d = dim % (n + 1)
+                key = (*(slice(None),) * d, None)
+                arrays = [
+                    t._array[key] for t in tensors if t._dtype is dt and t._array.shape == shape
+                ]
+                if len(arrays) == len(tensors):
+                    try:
+                        return make(concat(arrays, d), dt, first._device)
+                    except (ValueError, TypeError, IndexError, OverflowError):
+                        pass
         tensors, shape, d, dt, dev = _stack_result(front, tensors, dim)
         if meta:
             return make_meta(shape, dt, dev)

@@ -565,7 +565,46 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
             addc._in_place_kernel = addc_in_place  # type: ignore[attr-defined]
         return {op.name: addc}
 
+    # Note [Clamp fast path]: ``x.clamp(0, 1)`` on a float32/float64 NumPy array with
+    # Python numbers (or None) for bounds: the result is the tensor's dtype, and NumPy
+    # rounds a Python number to it (weak scalars) as ``_array`` does, so ``maximum`` then
+    # ``minimum`` with the numbers themselves compute the general path's values without its
+    # dtype resolution, 0-d bound arrays and broadcast (9.8 -> ~2 us on a [4, 8] tensor).
+    # A finite bound outside the dtype's range (``max=3.5e38`` on float32: PyTorch's
+    # overflow error, where NumPy would round it to inf), 0-d tensors (NumPy gives a
+    # scalar), both bounds None (an error) and a number NumPy cannot convert take the
+    # general path.
+    fast_clamp = ns.ndarray is _numpy.ndarray
+    clamp_ranges = {dt: limits(dt) for dt in (front.float32, front.float64)}
+    clamp_numbers = (int, float, type(None))
+    maximum, minimum = _numpy.maximum, _numpy.minimum
+    inf = float("inf")
+
     def clamp(self: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
+        rng = clamp_ranges.get(self._dtype)
+        if (
+            rng is not None
+            and fast_clamp
+            and type(min) in clamp_numbers
+            and type(max) in clamp_numbers
+            and fastpaths.ENABLED
+        ):
+            x = self._array
+            lo, hi = rng
+            fits = True
+            for b in (min, max):
+                if b is not None and not lo <= b <= hi and b == b and b != inf and b != -inf:
+                    fits = False  # out of range: the general path's overflow error
+            if fits and type(x) is _numpy.ndarray and x.ndim:
+                try:
+                    out = x if min is None else maximum(x, min)
+                    if max is not None:
+                        out = minimum(out, max)
+                except OverflowError:
+                    pass
+                else:
+                    if out is not x:
+                        return make(out, self._dtype, self._device)
         _, cdt, odt = result(front, op, self, min, max)
         out = _array(front, self, cdt, ns)
         if min is not None:

@@ -68,8 +68,15 @@ def kernels(front: FrontEnd, fns: dict[str, Callable[..., Any]]) -> dict[str, An
 
     def view(self: Any, size: Any) -> Any:
         x = self._array
+        # Note [View fast path]: ``_raw`` inline for the int list the call paths pass.
+        if type(size) is list and reshape_raw is not None and fastpaths.ENABLED:
+            try:
+                if min(size) >= -1:
+                    return make(reshape_raw(x, size, False), self._dtype, self._device)
+            except (ValueError, TypeError, OverflowError):
+                pass  # a bad count or type, a view needing a copy: the general path says
         out = _raw(x, size, False)
-        if out is not None:  # Note [View fast path]
+        if out is not None:
             return make(out, self._dtype, self._device)
         shape = infer_size("view", size, x.size)
         try:
@@ -189,15 +196,18 @@ def kernels(front: FrontEnd, fns: dict[str, Callable[..., Any]]) -> dict[str, An
         x = self._array
         if x.ndim == 0:
             raise IndexError("select(): select() cannot be applied to a 0-dim tensor.")
-        d = _dim("select", dim, x.ndim)
+        nd = x.ndim
+        # ``_dim`` and ``_key`` inline for a plain int dim (``x[0]``: dim 0), the common case.
+        d = dim % nd if type(dim) is int and -nd <= dim < nd else _dim("select", dim, nd)
         size = x.shape[d]
-        i = index.__index__()
+        i = index if type(index) is int else index.__index__()
         if not -size <= i < size:
             raise IndexError(
                 f"select(): index {i} out of range for tensor of size {list(x.shape)} at "
                 f"dimension {d}"
             )
-        return make(x[_key(d, i % size)], self._dtype, self._device)
+        key = (i % size, ...) if d == 0 else _key(d, i % size)
+        return make(x[key], self._dtype, self._device)
 
     def slice_(self: Any, dim: Any = 0, start: Any = None, end: Any = None, step: Any = 1) -> Any:
         x = self._array

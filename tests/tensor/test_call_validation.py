@@ -91,6 +91,32 @@ BAD: list[tuple[str, Callable[[], Any], str, str]] = [
         "core::view",
         "'size'",
     ),
+    # The one-tensor call3 (``x[0]``, ``x.softmax(-1)``): both values checked by type.
+    (
+        "ops.core.select.int.call3(x, 0, 1.5)",
+        lambda: ops.core.select.int.call3(x, 0, 1.5),
+        "core::select",
+        "'index'",
+    ),
+    (
+        "ops.core.select.int.call3(x, True, 0)",
+        lambda: ops.core.select.int.call3(x, True, 0),
+        "core::select",
+        "'dim'",
+    ),
+    (
+        "ops.core.select.int.call2(x, 0)",
+        lambda: ops.core.select.int.call2(x, 0),
+        "core::select",
+        "'index'",
+    ),
+    (
+        "ops.core.softmax.int.call3(x, -1, 'float64')",
+        lambda: ops.core.softmax.int.call3(x, -1, "float64"),
+        "core::softmax",
+        "'dtype'",
+    ),
+    ("x.softmax(-1, dtype=3)", lambda: x.softmax(-1, dtype=3), "core::softmax", "'dtype'"),
 ]
 
 
@@ -145,6 +171,16 @@ def test_good_spellings_still_work() -> None:
     p = ops.core.permute.default
     assert p.call2(x, [1, 0]).shape == p(x, [1, 0]).shape == (3, 2)
     assert ops.core.view.default.call2(x, [3, -1]).shape == (3, 2)
+    # The one-tensor call3 and an Optional argument's None (``fast_types``) without the
+    # checker: the full path's results.
+    y = tt.arange(6.0).reshape(2, 3)
+    for dim, index in ((0, 1), (1, -1), (-1, 2)):
+        fast, full = ops.core.select.int.call3(y, dim, index), ops.core.select.int(y, dim, index)
+        assert fast.tolist() == full.tolist() and fast._base is y._base  # the root
+    assert y[1].tolist() == [3.0, 4.0, 5.0] and y[-2].tolist() == [0.0, 1.0, 2.0]
+    soft = ops.core.softmax.int.call3(y, -1, None)
+    np.testing.assert_array_equal(soft.numpy(), ops.core.softmax.int(y, -1).numpy())
+    assert y.softmax(-1, dtype=tt.float64).dtype == tt.float64
 
 
 def test_custom_op_objects_refuse_before_their_body() -> None:
