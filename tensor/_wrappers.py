@@ -74,7 +74,10 @@ def _sized_factory(name: str) -> Callable[..., Tensor]:
         if out is not None:
             t = _factory_out(name, 0, out, (_size(size, name),), dtype=dtype, device=device)
             return _finish(t, requires_grad)
-        return _finish(ov(_size(size, name), dtype=dtype, device=device), requires_grad)
+        t = ov(_size(size, name), dtype=dtype, device=device)
+        if requires_grad:
+            t.requires_grad = True
+        return t
 
     factory.__name__ = factory.__qualname__ = name
     factory.__doc__ = (

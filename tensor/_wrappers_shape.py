@@ -31,11 +31,15 @@ __all__ = ["METHOD_WRAPPERS", "TENSOR_ATTRS", "WRAPPERS"]
 # The first overload of a row, by name, once looked up (the method wrappers below read it
 # on every call: ``x.view(4, 4)``).
 _FIRST: dict[str, Any] = {}
+_OTHERS: dict[tuple[str, int], Any] = {}
 
 
 def _ov(name: str, index: int = 0) -> Any:
     if index:
-        return _definitions.overloads(name)[index]
+        ov = _OTHERS.get((name, index))
+        if ov is None:
+            ov = _OTHERS[name, index] = _definitions.overloads(name)[index]
+        return ov
     ov = _FIRST.get(name)
     if ov is None:
         ov = _FIRST[name] = _definitions.overloads(name)[0]
@@ -114,14 +118,14 @@ def permute(input: Tensor, dims: Any) -> Tensor:
 def _permute_method(self: Tensor, *dims: Any, **kw: Any) -> Tensor:
     if not dims and not kw:  # PyTorch's: the dims are required, even for a 0-d tensor
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
-    order = _sizes(_varargs(dims, kw, "permute", "dims"), "permute", "dims")
-    return _ov("permute").call2(self, order)  # type: ignore[no-any-return]
+    order = _sizes(_varargs(dims, kw, "permute", "dims") if kw else dims, "permute", "dims")
+    return (_FIRST.get("permute") or _ov("permute")).call2(self, order)  # type: ignore[no-any-return]
 
 
 def expand(self: Tensor, *sizes: Any, **kw: Any) -> Tensor:
     """``x.expand(*sizes)``: size-1 dims repeated without copying (-1 keeps a size)."""
-    size = _sizes(_varargs(sizes, kw, "expand", "size"), "expand")
-    return _ov("expand").call2(self, size)  # type: ignore[no-any-return]
+    size = _sizes(_varargs(sizes, kw, "expand", "size") if kw else sizes, "expand")
+    return (_FIRST.get("expand") or _ov("expand")).call2(self, size)  # type: ignore[no-any-return]
 
 
 def repeat(self: Tensor, *sizes: Any, **kw: Any) -> Tensor:
@@ -166,10 +170,10 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     """Dims of size 1 removed: all of them, or those of ``dim`` (an int or a tuple)."""
     if dim is None:
-        return _ov("squeeze", 0)(input)  # type: ignore[no-any-return]
+        return _ov("squeeze", 0).call1(input)  # type: ignore[no-any-return]
     if isinstance(dim, (list, tuple)):
         return _ov("squeeze", 2)(input, list(dim))  # type: ignore[no-any-return]
-    return _ov("squeeze", 1)(input, dim)  # type: ignore[no-any-return]
+    return _ov("squeeze", 1).call2(input, dim)  # type: ignore[no-any-return]
 
 
 def scatter(
@@ -365,7 +369,7 @@ def _T(self: Tensor) -> Tensor:  # noqa: N802
     # for a rank other than 2.
     n = self._array.ndim
     if n == 2:
-        return _ov("permute").call2(self, [1, 0])  # type: ignore[no-any-return]
+        return (_FIRST.get("permute") or _ov("permute")).call2(self, [1, 0])  # type: ignore[no-any-return]
     if n == 0:
         warnings.warn(
             "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",

@@ -35,6 +35,12 @@ __all__ = [
 
 def size_of(op: str, size: Any) -> tuple[int, ...]:
     """A factory's ``size`` argument as a tuple of non-negative ints."""
+    if type(size) is tuple:  # already one (the factories' wrappers pass it): as it is
+        for s in size:
+            if type(s) is not int or s < 0:
+                break
+        else:
+            return size
     if isinstance(size, int) and not isinstance(size, bool):
         size = (size,)
     out = []

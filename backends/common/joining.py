@@ -172,14 +172,14 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             if -n - 1 <= dim <= n:
                 d = dim % (n + 1)
                 key = (*(slice(None),) * d, None)
-                arrays = [
-                    t._array[key] for t in tensors if t._dtype is dt and t._array.shape == shape
-                ]
-                if len(arrays) == len(tensors):
-                    try:
+                try:  # an array library that refuses the index (array_api_strict): below
+                    arrays = [
+                        t._array[key] for t in tensors if t._dtype is dt and t._array.shape == shape
+                    ]
+                    if len(arrays) == len(tensors):
                         return make(concat(arrays, d), dt, first._device)
-                    except (ValueError, TypeError, IndexError, OverflowError):
-                        pass
+                except (ValueError, TypeError, IndexError, OverflowError):
+                    pass
         tensors, shape, d, dt, dev = _stack_result(front, tensors, dim)
         if meta:
             return make_meta(shape, dt, dev)

@@ -48,7 +48,9 @@ def _backend_select(front: FrontEnd, op: Any) -> Any:
         ks = _BACKEND_KEYSETS.get(dev.backend_key)
         if ks is None:
             ks = _BACKEND_KEYSETS[dev.backend_key] = DispatchKeySet(dev.backend_key)
-        return op.redispatch(ks, *args, **kwargs)
+        # ``op.redispatch(ks, ...)`` without checking the call again: the entry that
+        # reached this kernel checked it, and the device it now names is a device object.
+        return op.below(ks.bits)(*args, **kwargs)
 
     select.__name__ = select.__qualname__ = f"{op.name.split('::')[-1]}_backend_select"
     return select

@@ -65,23 +65,35 @@ def chunk(self: Any, chunks: int, dim: int = 0) -> Any:
 
 
 def flatten(self: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
-    n = self.ndim
+    x = self._array
+    n = x.ndim
     if n == 0:
         return core.reshape(self, [1])  # type: ignore[no-any-return]
-    a, b = _dim("flatten", start_dim, n, "start_dim"), _dim("flatten", end_dim, n, "end_dim")
+    # ``_dim`` inline for plain ints in range (the defaults 0 and -1).
+    if (
+        type(start_dim) is int
+        and -n <= start_dim < n
+        and type(end_dim) is int
+        and -n <= end_dim < n
+    ):
+        a, b = start_dim % n, end_dim % n
+    else:
+        a, b = _dim("flatten", start_dim, n, "start_dim"), _dim("flatten", end_dim, n, "end_dim")
     if a > b:
         raise RuntimeError(
             "flatten(): flatten() has invalid args: start_dim cannot come after end_dim"
         )
     if a == b:
         return self
-    shape = list(self.shape)
+    shape = list(x.shape)
     # The flattened size itself, not -1: -1 is ambiguous when another dim is 0 (PyTorch
     # flattens a [0, 3, 4] tensor from dim 1 to [0, 12]).
     size = 1
     for n in shape[a : b + 1]:
         size *= n
-    return core.reshape(self, [*shape[:a], size, *shape[b + 1 :]])  # type: ignore[no-any-return]
+    # The overload's int-list entry, not the packet's overload resolution (3.4 -> ~1.9 us
+    # for a [4, 8] tensor's flatten()).
+    return core.reshape.default.call2(self, [*shape[:a], size, *shape[b + 1 :]])  # type: ignore[no-any-return]
 
 
 def unflatten(self: Any, dim: int, sizes: Any) -> Any:
