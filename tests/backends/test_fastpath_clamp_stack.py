@@ -37,9 +37,17 @@ def test_clamp_with_numbers(x: Any, lo: Any, hi: Any) -> None:
 
 
 def _huge(*bounds: Any) -> bool:
-    """PyTorch reads every Python int as an int64 Scalar and refuses a bigger one whatever
-    the tensor's dtype; ours takes it as a number of the tensor's dtype (both paths)."""
-    return any(type(b) is int and not -(2**63) <= b < 2**63 for b in bounds)
+    """Bounds PyTorch treats apart, left out of the comparison with it (both our paths are
+    still compared): every Python int is an int64 Scalar there, so a bigger one is refused
+    whatever the tensor's dtype (ours takes it as a number of the tensor's dtype); and a
+    finite float past float32's range is refused or not depending on the other bound
+    (``clamp(3.5e38, None)`` raises, ``clamp(3.5e38, nan)`` of a bool tensor gives NaN;
+    ours raises PyTorch's overflow error for both)."""
+    return any(
+        (type(b) is int and not -(2**63) <= b < 2**63)
+        or (type(b) is float and math.isfinite(b) and abs(b) > 3.4028234663852886e38)
+        for b in bounds
+    )
 
 
 @settings(max_examples=100, deadline=None)
