@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from backends.common import fastpaths
 from dispatch import ops
 
 from . import _convert, _dtype
@@ -119,7 +120,7 @@ def _apply(self: Tensor, key: Any) -> tuple[Tensor, list[Any], list[int]]:
         elif k is Ellipsis:
             dim += ndim - consumed
         elif type(k) is int:
-            result = _select(result, dim, k)
+            result = _select.call3(result, dim, k)
         elif type(k) is slice:
             step = 1 if k.step is None else _slice_index(k.step)
             if step == 0:
@@ -132,8 +133,11 @@ def _apply(self: Tensor, key: Any) -> tuple[Tensor, list[Any], list[int]]:
                     result = _slice(result, dim, 0, 0, 1)
                 flips.append(dim)
             elif k.start is not None or k.stop is not None or step != 1:
-                start = None if k.start is None else _slice_index(k.start)
-                stop = None if k.stop is None else _slice_index(k.stop)
+                start, stop = k.start, k.stop
+                if start is not None and type(start) is not int:
+                    start = _slice_index(start)
+                if stop is not None and type(stop) is not int:
+                    stop = _slice_index(stop)
                 result = _slice(result, dim, start, stop, step)
             dim += 1
         else:
@@ -165,8 +169,18 @@ def getitem(self: Tensor, key: Any) -> Tensor:
     >>> x[x > 8].tolist(), x[[0, 2], -1].tolist()
     ([9, 10, 11], [3, 11])
     """
-    if type(key) is int:  # the commonest index: one select
+    if type(key) is int and fastpaths.ENABLED:  # the commonest index: one select
         return _select.call3(self, 0, key)  # type: ignore[no-any-return]
+    if type(key) is slice and fastpaths.ENABLED:  # ``x[1:3]``: ``_apply``'s one step
+        start, stop, step = key.start, key.stop, key.step
+        if (
+            (start is None or type(start) is int)
+            and (stop is None or type(stop) is int)
+            and (step is None or (type(step) is int and step > 0))
+            and (start is not None or stop is not None or (step or 1) != 1)
+            and self._array.ndim
+        ):
+            return _slice(self, 0, start, stop, step or 1)  # type: ignore[no-any-return]
     if isinstance(key, Tensor) and (key._dtype.category == 0 or key._array.ndim):
         return _index(self, [key])  # type: ignore[no-any-return]  # x[mask], x[idx]
     result, advanced, flips = _apply(self, key)

@@ -246,7 +246,12 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             return self
         x, key, v = self._array, _array_key(indices), values._array
         try:
-            if accumulate:
+            arrays = [k for k in key if type(k) is not slice]
+            if accumulate and arrays and all(k.ndim == 0 and k.dtype == xp.bool for k in arrays):
+                # Only 0-d masks (``x[True]``'s gradient): no position twice, and no
+                # ``nonzero`` of a 0-d array to give ufunc.at; read, add, write back.
+                x[key] = x[key] + v
+            elif accumulate:
                 full: list[Any] = []
                 for k in key:  # ufunc.at wants integer arrays: a mask becomes its nonzero()
                     full.extend(xp.nonzero(k) if getattr(k, "dtype", None) == xp.bool else (k,))

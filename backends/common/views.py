@@ -213,11 +213,12 @@ def kernels(front: FrontEnd, fns: dict[str, Callable[..., Any]]) -> dict[str, An
         x = self._array
         if x.ndim == 0:
             raise IndexError("slice(): slice() cannot be applied to a 0-dim tensor.")
-        d = _dim("slice", dim, x.ndim)
+        nd = x.ndim
+        d = dim % nd if type(dim) is int and -nd <= dim < nd else _dim("slice", dim, nd)
         if step <= 0:
             raise ValueError(f"slice(): step must be greater than zero, got step={step}")
         try:
-            out = x[_key(d, slice(start, end, step))]
+            out = x[(slice(start, end, step), ...) if d == 0 else _key(d, slice(start, end, step))]
         except IndexError:  # the standard's slices stay in range: the same slice, clamped
             out = x[_key(d, slice(*slice(start, end, step).indices(x.shape[d])))]
         return make(out, self._dtype, self._device)

@@ -126,9 +126,9 @@ def _slice(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     start, stop, step = slice(a["start"], a["end"], a["step"]).indices(x.shape[d])
     if tuple(g.shape) == tuple(x.shape):
         return (g,)
-    index = core.arange(start, stop, step, device=g.device)
-    if index.shape[0] == 0:
+    if not len(range(start, stop, step)):  # x[1:0]: no element (arange would refuse it)
         return (_zeros(x, g),)
+    index = core.arange(start, stop, step, device=g.device)
     return (core.scatter.src(_zeros(x, g), d, _along(index, d, list(g.shape)), g),)
 
 
