@@ -65,6 +65,8 @@ class TensorConversions:
         >>> tt.tensor([1, 2]).to(tt.float64)
         tensor([1., 2.], dtype=tensor.float64)
         """
+        if not kwargs and len(args) == 1 and args[0] is self._dtype:  # x.to(its own dtype)
+            return self
         target_device, target_dtype, non_blocking, copy = _parse_to(self, args, kwargs)
         same_dtype = target_dtype is None or target_dtype is self._dtype
         same_device = target_device is None or target_device == self._device
@@ -91,22 +93,22 @@ class TensorConversions:
         return self.to(other._dtype)
 
     def float(self) -> Tensor:
-        return self.to(_dtype.float32)
+        return self if self._dtype is _dtype.float32 else self.to(_dtype.float32)
 
     def double(self) -> Tensor:
-        return self.to(_dtype.float64)
+        return self if self._dtype is _dtype.float64 else self.to(_dtype.float64)
 
     def half(self) -> Tensor:
-        return self.to(_dtype.float16)
+        return self if self._dtype is _dtype.float16 else self.to(_dtype.float16)
 
     def bfloat16(self) -> Tensor:
-        return self.to(_dtype.bfloat16)
+        return self if self._dtype is _dtype.bfloat16 else self.to(_dtype.bfloat16)
 
     def int(self) -> Tensor:
-        return self.to(_dtype.int32)
+        return self if self._dtype is _dtype.int32 else self.to(_dtype.int32)
 
     def long(self) -> Tensor:
-        return self.to(_dtype.int64)
+        return self if self._dtype is _dtype.int64 else self.to(_dtype.int64)
 
     def short(self) -> Tensor:
         return self.to(_dtype.int16)
