@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import numpy as _numpy
+
 from . import errors, fastpaths, shape_rules
 from .elementwise import MetaNamespace, Namespace, rename
 from .frontend import FrontEnd
@@ -340,11 +342,38 @@ def max_min_dim(op: Any, fn: Callable[..., Any], ns: Namespace) -> Callable[...,
     xp, finish = ns.xp, ns.finish
     front = ns.front
     make, int64 = front.make, front.int64
+    # NumPy's ndarray on NumPy's namespace, else a type no array is.
+    numpy_ndarray = _numpy.ndarray if ns.ndarray is _numpy.ndarray else type(None)
+
+    # Note [Max along a dim of a matrix]: ``logits.max(1)`` of a NumPy matrix takes the
+    # indices from the array's own ``argmax``/``argmin`` (what the array API's calls
+    # reach) and the values by indexing the matrix with them and an ``arange`` of the
+    # other dim: ``take_along_axis`` at those indices, without the array API's Python
+    # wrappers (~11 -> ~4 us for a [4, 8] tensor).  Other ranks, other arrays, and every
+    # call with the fast paths off take the general way below.
+    is_max = op.name == "max"
+    aranges: dict[int, Any] = {}
 
     def kernel(self: Any, dim: Any, keepdim: bool = False) -> Any:
         p = plan(front, op, self, dim, keepdim)
         x = self._array
         axis = p.axes[0] if p.axes else 0
+        if x.ndim == 2 and type(x) is numpy_ndarray and x.size and fastpaths.ENABLED:
+            idx = x.argmax(axis) if is_max else x.argmin(axis)
+            n = x.shape[1 - axis]
+            ar = aranges.get(n)
+            if ar is None:
+                ar = aranges[n] = xp.arange(n)
+            values = x[ar, idx] if axis == 1 else x[idx, ar]
+            if keepdim:
+                values, idx = (
+                    (values[:, None], idx[:, None]) if axis == 1 else (values[None], idx[None])
+                )
+            dev = self._device
+            return (
+                make(finish(values, p.odt), p.odt, dev),
+                make(finish(idx, int64), int64, dev),
+            )
         if x.ndim == 0:
             values, indices = ns.copy(x), xp.zeros((), dtype=ns.dtype_of(front.int64))
         else:
