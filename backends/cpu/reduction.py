@@ -78,6 +78,14 @@ REDUCTIONS: dict[str, Any] = {
     "amin": lambda x, axes, keepdim: np.minimum.reduce(x, axis=axes, keepdims=keepdim),
     "var": _var,
     "std": _std,
+    # The array's own methods: what the array API's argmax/argmin reach through two
+    # Python wrappers (array_api_compat's, fromnumeric's), the same values and types.
+    "argmax": lambda x, axes, keepdim: x.argmax(
+        None if axes is None else axes[0], None, keepdims=keepdim
+    ),
+    "argmin": lambda x, axes, keepdim: x.argmin(
+        None if axes is None else axes[0], None, keepdims=keepdim
+    ),
     "cumsum": lambda x, axis: np.cumsum(x, axis=axis, dtype=_scan_dtype(x)),
     "cumprod": lambda x, axis: np.cumprod(x, axis=axis, dtype=_scan_dtype(x)),
 }
