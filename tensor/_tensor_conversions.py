@@ -141,6 +141,8 @@ class TensorConversions:
                 f"item(): a Tensor with {array.size} elements cannot be converted to a Python "
                 f"scalar; only one-element tensors can (use tolist() for all values)"
             )
+        if type(array) is np.ndarray and array.dtype.kind in "biufc":  # NumPy's own number
+            return array.item()
         return _convert.to_numpy(array, op="item()").reshape(()).item()
 
     def tolist(self) -> Any:

@@ -52,16 +52,19 @@ def narrow(self: Any, dim: int, start: int, length: int) -> Any:
 
 
 def chunk(self: Any, chunks: int, dim: int = 0) -> Any:
-    if self.ndim == 0:
+    x = self._array
+    n = x.ndim
+    if n == 0:
         raise RuntimeError("chunk(): chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk(): chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = _dim("chunk", dim, self.ndim)
-    size = self.shape[d]
+    d = dim % n if type(dim) is int and -n <= dim < n else _dim("chunk", dim, n)
+    size = x.shape[d]
     split_size = (size + chunks - 1) // chunks
     if split_size == 0 and size == 0:
         return core.split_with_sizes(self, [0] * chunks, d)
-    return core.split.Tensor(self, split_size, d)
+    # The overload's fixed-arity entry (``split.Tensor(x, 2, 0)``), not the checker's call.
+    return core.split.Tensor.call3(self, split_size, d)
 
 
 def flatten(self: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
