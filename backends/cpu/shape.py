@@ -43,16 +43,17 @@ def _broadcast_to(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     array); the same view comes from the ndarray constructor over ``x``'s memory with
     stride 0 for the new and the broadcast dims (~0.8 us), where ``x`` exports a buffer
     (C- or F-contiguous, a dtype the buffer protocol names: not bfloat16) and the shape
-    broadcasts.  Anything else, and every call with the fast paths off, is NumPy's."""
+    broadcasts; its strides are NumPy's (0 for every dim of one), checked against it.  Anything
+    else, and every call with the fast paths off, is NumPy's."""
     if type(x) is _ndarray and fastpaths.ENABLED:
         lead = len(shape) - x.ndim
         if lead >= 0:
             strides = [0] * lead
             for have, stride, n in zip(x.shape, x.strides, shape[lead:], strict=True):
-                if have == n:
+                if have == 1:  # stride 0 even where it stays 1, as NumPy's (the copies'
+                    strides.append(0)  # layouts follow strides: Note [Copies keep the layout])
+                elif have == n:
                     strides.append(stride)
-                elif have == 1:
-                    strides.append(0)
                 else:
                     break  # NumPy says what is wrong
             else:

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensor as tt
+from backends.common import fastpaths
 from tests.backends.fastpath_support import ALL_DTYPES, same_both_ways, tensors
 
 _SHAPES = [(), (1,), (3,), (1, 3), (2, 1), (2, 3), (0,), (1, 0), (2, 1, 1)]
@@ -47,3 +48,19 @@ def test_expanded_is_a_read_only_view(x: Any) -> None:
         return out
 
     same_both_ways(call, x, torch_call=call)
+
+
+@settings(max_examples=200, deadline=None)
+@given(x=tensors(dtypes=ALL_DTYPES, shapes=_SHAPES), size=_SIZE)
+def test_expand_strides_are_numpys(x: Any, size: list[int]) -> None:
+    """The fast path's strides are ``np.broadcast_to``'s in every dim (0 for each dim of
+    one, where PyTorch keeps the stride): copies lay out by strides (Note [Copies keep the
+    layout]), so fast and general copies of an expanded tensor agree."""
+    try:
+        with fastpaths.disabled():
+            general = x.expand(*size)
+    except RuntimeError:
+        return
+    fast = x.expand(*size)
+    assert fast.stride() == general.stride(), (x.shape, x.stride(), size)
+    assert fast.clone().stride() == general.clone().stride()
