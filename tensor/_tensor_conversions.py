@@ -93,22 +93,22 @@ class TensorConversions:
         return self.to(other._dtype)
 
     def float(self) -> Tensor:
-        return self if self._dtype is _dtype.float32 else self.to(_dtype.float32)
+        return self.to(_dtype.float32)
 
     def double(self) -> Tensor:
-        return self if self._dtype is _dtype.float64 else self.to(_dtype.float64)
+        return self.to(_dtype.float64)
 
     def half(self) -> Tensor:
-        return self if self._dtype is _dtype.float16 else self.to(_dtype.float16)
+        return self.to(_dtype.float16)
 
     def bfloat16(self) -> Tensor:
-        return self if self._dtype is _dtype.bfloat16 else self.to(_dtype.bfloat16)
+        return self.to(_dtype.bfloat16)
 
     def int(self) -> Tensor:
-        return self if self._dtype is _dtype.int32 else self.to(_dtype.int32)
+        return self.to(_dtype.int32)
 
     def long(self) -> Tensor:
-        return self if self._dtype is _dtype.int64 else self.to(_dtype.int64)
+        return self.to(_dtype.int64)
 
     def short(self) -> Tensor:
         return self.to(_dtype.int16)

@@ -75,12 +75,8 @@ def _sized_factory(name: str) -> Callable[..., Tensor]:
             t = _factory_out(name, 0, out, (_size(size, name),), dtype=dtype, device=device)
             return _finish(t, requires_grad)
         if dtype is None and device is None:  # no keywords for the checker to bind
-            t = ov(_size(size, name))
-        else:
-            t = ov(_size(size, name), dtype=dtype, device=device)
-        if requires_grad:
-            t.requires_grad = True
-        return t
+            return _finish(ov(_size(size, name)), requires_grad)
+        return _finish(ov(_size(size, name), dtype=dtype, device=device), requires_grad)
 
     factory.__name__ = factory.__qualname__ = name
     factory.__doc__ = (
@@ -277,12 +273,8 @@ def _like(op: OpInfo) -> Callable[..., Tensor]:
         input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
     ) -> Tensor:
         if dtype is None and device is None:  # ``zeros_like(x)``: the one-tensor entry
-            t = ov.call1(input)
-        else:
-            t = ov(input, dtype=dtype, device=device)
-        if requires_grad:
-            t.requires_grad = True
-        return t
+            return _finish(ov.call1(input), requires_grad)
+        return _finish(ov(input, dtype=dtype, device=device), requires_grad)
 
     like.__name__ = like.__qualname__ = op.name
     like.__doc__ = f"``tt.{op.name}(input, *, dtype=None, device=None, requires_grad=False)``."

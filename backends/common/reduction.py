@@ -346,12 +346,10 @@ def max_min_dim(op: Any, fn: Callable[..., Any], ns: Namespace) -> Callable[...,
     numpy_ndarray = _numpy.ndarray if ns.ndarray is _numpy.ndarray else type(None)
 
     # Note [Max along a dim of a matrix]: ``logits.max(1)`` of a NumPy matrix takes the
-    # indices from the array's own ``argmax``/``argmin`` (what the array API's calls
-    # reach) and the values by indexing the matrix with them and an ``arange`` of the
-    # other dim: ``take_along_axis`` at those indices, without the array API's Python
-    # wrappers (~11 -> ~4 us for a [4, 8] tensor).  Other ranks, other arrays, and every
-    # call with the fast paths off take the general way below.
-    is_max = op.name == "max"
+    # values by indexing the matrix with the indices and an ``arange`` of the other dim:
+    # ``take_along_axis`` at those indices, without the array API's Python wrappers
+    # (~11 -> ~4 us for a [4, 8] tensor).  Other ranks, other arrays, and every call with
+    # the fast paths off take the general way below.
     aranges: dict[int, Any] = {}
 
     def kernel(self: Any, dim: Any, keepdim: bool = False) -> Any:
@@ -359,7 +357,7 @@ def max_min_dim(op: Any, fn: Callable[..., Any], ns: Namespace) -> Callable[...,
         x = self._array
         axis = p.axes[0] if p.axes else 0
         if x.ndim == 2 and type(x) is numpy_ndarray and x.size and fastpaths.ENABLED:
-            idx = x.argmax(axis) if is_max else x.argmin(axis)
+            idx = fn(x, axis)
             n = x.shape[1 - axis]
             ar = aranges.get(n)
             if ar is None:

@@ -68,16 +68,13 @@ def kernels(front: FrontEnd, fns: dict[str, Callable[..., Any]]) -> dict[str, An
 
     def view(self: Any, size: Any) -> Any:
         x = self._array
-        # Note [View fast path]: ``_raw`` inline for the int list the call paths pass.
-        if type(size) is list and reshape_raw is not None and fastpaths.ENABLED:
+        # Note [View fast path]: ``_raw`` inline (view is the hot one), and not again below.
+        if reshape_raw is not None and fastpaths.ENABLED and isinstance(size, (list, tuple)):
             try:
                 if min(size) >= -1:
                     return make(reshape_raw(x, size, False), self._dtype, self._device)
             except (ValueError, TypeError, OverflowError):
                 pass  # a bad count or type, a view needing a copy: the general path says
-        out = _raw(x, size, False)
-        if out is not None:
-            return make(out, self._dtype, self._device)
         shape = infer_size("view", size, x.size)
         try:
             out = reshape_fn(x, shape, False)

@@ -134,13 +134,10 @@ def _headers() -> str:
 def _options(cupy: Any) -> tuple[str, ...]:
     """OPTIONS with the include folders CuPy's RawModule gives NVRTC (the CUDA toolkit's
     headers: ``cuda_fp16.h``...), from CuPy's own function for them where it has one."""
-    for owner in ("_core.core", "_core._compile_with_cache"):
-        obj: Any = cupy
-        for attr in owner.split("."):
-            obj = getattr(obj, attr, None)
-        assemble = getattr(obj, "assemble_cupy_compiler_options", None)
-        if assemble is not None:
-            return tuple(assemble(OPTIONS))
+    core = getattr(getattr(cupy, "_core", None), "core", None)  # CuPy 14's, seen on the H200
+    assemble = getattr(core, "assemble_cupy_compiler_options", None)
+    if assemble is not None:
+        return tuple(assemble(OPTIONS))
     get_cuda_path = getattr(cupy.cuda, "get_cuda_path", None)
     root = get_cuda_path() if get_cuda_path is not None else None
     return (*OPTIONS, f"-I{os.path.join(root, 'include')}") if root else OPTIONS
