@@ -248,28 +248,39 @@ def result_vecdot(
 # Note [Products of widened copies]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # Half-precision products compute in float32 on copies of their operands (Note [Product
-# fast path]), as autocast's fused products do (Note [Autocast product fast path]).  Two
-# 2-D copies are C- or F-contiguous (``astype`` copies in the source's memory order, and
-# a 2-D array has no other), and on such arrays NumPy's ``dot`` is its ``matmul``: the
-# same BLAS gemm call, equal bit for bit, without the generalized ufunc's setup (0.35 us
-# less on an 8x8 product; tests/backends/test_products_dot.py compares the two over
-# shapes, float32 and float64, both orders).  On strided operands they differ (``dot``
-# copies them, ``matmul`` runs its own loop), and a contiguity check on the operands of
-# a float32 product costs ~0.13 us of the 0.35: the products of the operands themselves
-# (``tt.mm(a, b)``, ``a @ b`` of two matrices, float32 or float64) check it, with one
-# ``flags.forc`` each (C or F), and call ``dot`` only then (the product kernel's guard).
-# One exception: ``dot`` of two [1, 1] matrices is a scalar times a matrix, not gemm's
-# sum from +0 (``[[0.]] @ [[-1.]]``: dot -0.0, matmul and PyTorch +0.0), so a [1, 1]
-# right operand takes matmul.
+# fast path]), as autocast's fused products do (Note [Autocast product fast path]).  On
+# 2-D operands NumPy's ``dot`` is its ``matmul`` without the generalized ufunc's setup
+# (0.35 us less on an 8x8 product): on C- or F-contiguous ones the same BLAS gemm call,
+# equal bit for bit (tests/backends/test_products_dot.py compares the two over shapes,
+# float32 and float64, both orders, zeros, infinities and NaNs).  On other strides they
+# differ: ``dot`` copies them and calls gemm, ``matmul`` runs its own loop.  So every
+# product of two float32 or float64 NumPy matrices, on every path, is ``dot``'s
+# (``_dot_2d``): the fast path needs no contiguity test (two ``flags`` reads, 0.02-0.04
+# us of a 1.37 us ``tt.mm`` of 4x4), and a strided operand is multiplied as PyTorch
+# does, by gemm on a contiguous copy.  One exception: where either operand has one element,
+# ``dot`` scales the other by it instead of gemm's sum from +0, which differs from
+# ``matmul`` and PyTorch (``[[0.]] @ [[-1.]]``: dot -0.0, PyTorch +0.0; ``[[0.]] @
+# [[inf, 1.]]``: dot [0, 0], PyTorch [nan, 0]), so those take ``matmul``.
 def _dot_2d(matmul: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    """``matmul`` for arrays that are copies (Note [Products of widened copies])."""
+    """``matmul`` whose products of two NumPy matrices are ``dot``'s (Note [Products of
+    widened copies])."""
 
     def product(a: Any, b: Any) -> Any:
-        if type(a) is _np_ndarray is type(b) and a.ndim == 2 and b.ndim == 2:
+        if (
+            type(a) is _np_ndarray is type(b)
+            and a.ndim == 2
+            and b.ndim == 2
+            and a.size != 1
+            and b.size != 1
+        ):
             return _np_dot(a, b)
         return matmul(a, b)
 
     return product
+
+
+# NumPy's product of two matrices as the CPU's mm computes it (the backward lanes').
+matrix_product = _dot_2d(_numpy.matmul)
 
 
 # Note [Small bfloat16 products]
@@ -463,25 +474,18 @@ def kernels(
                     type(a) is _np_ndarray is type(b)
                     and a.ndim == 2
                     and b.ndim == 2
-                    and a.flags.forc
-                    and b.size != 1  # [1, 1]: ``dot``'s scalar product, not gemm's sum
+                    and a.size != 1  # one element: ``dot`` scales, gemm sums
+                    and b.size != 1
                 ):
-                    b_flags = b.flags
-                    if b_flags.c_contiguous:  # a plain mm pays what ``forc`` cost it
-                        try:
-                            return make(_np_dot(a, b), dt, self._device)
-                        except ValueError:  # shapes: the general path says why
-                            pass
-                    elif b_flags.f_contiguous:  # a transposed weight: ``x @ w.T``
-                        try:
-                            if (  # Note [Small batches against a row-major weight]
-                                b.shape[1] >= _BATCH_MIN_N
-                                and (turned := _small_batch_product(a, b)) is not None
-                            ):
-                                return make(_numpy.ascontiguousarray(turned.T), dt, self._device)
-                            return make(_np_dot(a, b), dt, self._device)
-                        except ValueError:
-                            pass
+                    try:
+                        if (  # Note [Small batches against a row-major weight]
+                            b.shape[1] >= _BATCH_MIN_N
+                            and (turned := _small_batch_product(a, b)) is not None
+                        ):
+                            return make(_numpy.ascontiguousarray(turned.T), dt, self._device)
+                        return make(_np_dot(a, b), dt, self._device)
+                    except ValueError:  # shapes: the general path says why
+                        pass
             is_direct = dt in direct
             if (
                 (is_direct or dt in widened)
@@ -502,7 +506,7 @@ def kernels(
                         ):
                             return make(small, dt, self._device)
                         else:  # copies: Note [Products of widened copies]
-                            result = fn_copies(_cast(self, dt), _cast(other, dt))
+                            result = fn(_cast(self, dt), _cast(other, dt))
                     except (ValueError, TypeError):  # shapes: the general path says why
                         result = None
                     if result is not None and (not batched or a.shape[0] == b.shape[0]):
@@ -542,14 +546,20 @@ def kernels(
             a, b = self._array, other._array
             if not type(a) is ndarray is type(b):
                 return None
-            if numpy_gemm and a.ndim == 2 == b.ndim:  # _dot_2d's case, without its frame
-                if to is bf16 and small_products and a.size * b.shape[1] <= _SMALL_BF16:
-                    try:  # Note [Small bfloat16 products]
-                        result = _np_dot(a.astype(bf16_np), b.astype(bf16_np))
-                    except ValueError:  # shapes: the general path says why
-                        return None
-                    return make(result, to, self._device)
-                pair = halves.get(to)  # (its NumPy dtype, its wide one's); None: not widened
+            if (  # Note [Small bfloat16 products]
+                numpy_gemm
+                and a.ndim == 2 == b.ndim
+                and to is bf16
+                and small_products
+                and a.size * b.shape[1] <= _SMALL_BF16
+            ):
+                try:
+                    result = _np_dot(a.astype(bf16_np), b.astype(bf16_np))
+                except ValueError:  # shapes: the general path says why
+                    return None
+                return make(result, to, self._device)
+            if numpy_gemm and a.ndim == 2 == b.ndim and a.size != 1 and b.size != 1:
+                pair = halves.get(to)  # _dot_2d's case, without its frame; None: not widened
                 if pair is None:
                     return None
                 half, wide_np = pair
@@ -565,7 +575,7 @@ def kernels(
             if not ((a.ndim and b.ndim) if any_rank else (a.ndim == rank_a and b.ndim == rank_b)):
                 return None
             try:
-                result = fn_copies(a.astype(half).astype(wide_np), b.astype(half).astype(wide_np))
+                result = fn(a.astype(half).astype(wide_np), b.astype(half).astype(wide_np))
             except (ValueError, TypeError):
                 return None
             if type(result) is not ndarray or (batched and a.shape[0] != b.shape[0]):
@@ -578,7 +588,8 @@ def kernels(
         small_bf16 = _small_bf16 if numpy_gemm and bf16 in widened else None
         small_products = small_bf16 is not None  # Note [Small bfloat16 products]
         bf16_np = bf16.numpy_dtype
-        fn_copies = _dot_2d(fn) if numpy_gemm else fn
+        if numpy_gemm:  # Note [Products of widened copies]: every 2-D product is dot's
+            fn = _dot_2d(fn)
         dot_dtypes = {front.float32, front.float64} if numpy_gemm else set()
         kernel = rename(kernel, name, ns)
         if ndarray is _np_ndarray and f32 in direct:
@@ -594,7 +605,7 @@ def kernels(
     product("outer", lambda x, y: xp.multiply(x[:, None], y[None, :]), (1, 1))
 
     # The product of addmm's float32 copies (Note [Products of widened copies]).
-    copies_product = _np_dot if ndarray is _np_ndarray else fn_matmul
+    copies_product = _dot_2d(fn_matmul) if ndarray is _np_ndarray else fn_matmul
     blas_floats = (front.float32, front.float64)
     addmm_op = op_info("addmm")
     addmm_direct, addmm_widened = _fast_dtypes(addmm_op)
@@ -693,7 +704,7 @@ def kernels(
         half, wide_np = to.numpy_dtype, wide[to].numpy_dtype
         try:
             # Copies: Note [Products of widened copies].
-            prod = _np_dot(a.astype(half).astype(wide_np), w.astype(half).T.astype(wide_np))
+            prod = copies_product(a.astype(half).astype(wide_np), w.astype(half).T.astype(wide_np))
             prod += bias.astype(half).astype(wide_np)
         except (ValueError, TypeError):
             return None

@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from backends.common import fastpaths
+from backends.common.linalg import matrix_product
 from backends.common.nn import REDUCTIONS
 from backends.common.ternary import zero_mask_fn
 from dispatch import REQUIRES_GRAD_BIT, DispatchKey, DispatchKeySet, _tls, ops
@@ -71,7 +72,7 @@ Lane = Callable[[Any, tuple[Any, ...], Any], Any]
 _DTYPES = frozenset({_dtype.float32, _dtype.float64})
 _UNSIGNED = {np.dtype("float32"): np.dtype("uint32"), np.dtype("float64"): np.dtype("uint64")}
 _ndarray = np.ndarray
-_matmul = np.matmul
+_matmul = matrix_product  # mm's CPU product: Note [Products of widened copies]
 _reduce = np.add.reduce  # the CPU sum kernel's one-axis call (backends/cpu/reduction.py)
 _less_equal = np.less_equal
 _mul = operator.mul  # the CPU mul kernel's ndarray.__mul__ (backends/cpu/elementwise.py)

@@ -6,9 +6,11 @@ fails before the fast paths drift from the general one."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -86,9 +88,10 @@ def _laid_out(a: np.ndarray, layout: str) -> np.ndarray:
 def test_products_of_the_operands_themselves_agree_with_the_general_path(
     dims: tuple[int, int, int], dtype: Any, layouts: tuple[str, str], seed: int
 ) -> None:
-    """``tt.mm(a, b)`` and ``a @ b`` of two float32 or float64 matrices call ``dot`` when
-    both are C- or F-contiguous and ``matmul`` otherwise (the product kernel's guard): both
-    sides of that guard give the general path's bits, which are NumPy's ``matmul``'s."""
+    """``tt.mm(a, b)`` and ``a @ b`` of two float32 or float64 matrices, in any layout, give
+    the general path's bits, which are NumPy's ``dot``'s (a strided operand: gemm on a
+    contiguous copy, as PyTorch multiplies it), ``matmul``'s where an operand has one
+    element."""
     m, k, n = dims
     rng = np.random.default_rng(seed)
     a = _laid_out(rng.standard_normal((m, k)).astype(dtype), layouts[0])
@@ -97,7 +100,8 @@ def test_products_of_the_operands_themselves_agree_with_the_general_path(
     fast = (tt.mm(x, w), x @ w)
     with fastpaths.disabled():
         general = (tt.mm(x, w), x @ w)
-    expected = np.matmul(a, b).tobytes()
+    one = a.size == 1 or b.size == 1
+    expected = (np.matmul(a, b) if one else np.dot(a, b)).tobytes()
     for f, g in zip(fast, general, strict=True):
         assert f.numpy().tobytes() == g.numpy().tobytes() == expected
         assert f.shape == g.shape == (m, n) and f.dtype is g.dtype
@@ -142,3 +146,70 @@ def test_one_by_one_products_sum_from_positive_zero() -> None:
             expected = np.matmul(np.array([[a_val]], dtype), np.array([[b_val]], dtype))
             for f, g in zip(fast, general, strict=True):
                 assert f.numpy().tobytes() == g.numpy().tobytes() == expected.tobytes()
+
+
+_SPECIAL = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 3e38]
+
+
+def test_dot_is_matmul_on_special_values_past_one_element() -> None:
+    """The other side of the one-element guard: on contiguous matrices of more than one
+    element each, ``dot`` gives ``matmul``'s bits on zeros of both signs, infinities,
+    NaNs and values whose products overflow float32."""
+    rng = np.random.default_rng(0)
+    for m, k, n in itertools.product(range(4), range(4), range(4)):
+        for _ in range(20):
+            a_vals = rng.choice(_SPECIAL, (m, k))
+            b_vals = rng.choice(_SPECIAL, (k, n))
+            for dtype in (np.float32, np.float64):
+                for order_a, order_b in itertools.product("CF", "CF"):
+                    a = np.asarray(a_vals, dtype=dtype, order=order_a)
+                    b = np.asarray(b_vals, dtype=dtype, order=order_b)
+                    if a.size == 1 or b.size == 1:
+                        continue
+                    with np.errstate(all="ignore"):
+                        assert np.dot(a, b).tobytes() == np.matmul(a, b).tobytes(), (a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize(
+    ("a_vals", "b_vals"),
+    [
+        ([[0.0]], [[np.inf, 1.0]]),  # dot: 0 scales the row to [0, 0]; gemm: [nan, 0]
+        ([[-0.0]], [[1.0, 2.0]]),
+        ([[1.0], [0.0]], [[np.inf]]),
+        ([[0.0]], [[-1.0]]),
+        ([[np.nan]], [[0.0, -0.0, 2.0]]),
+        ([[-1.0], [0.0], [2.0]], [[-0.0]]),
+    ],
+)
+def test_one_element_operands_multiply_as_gemm(
+    dtype: str, a_vals: list[list[float]], b_vals: list[list[float]]
+) -> None:
+    """A [1, 1] operand: NumPy's ``dot`` scales the other matrix by it (``0 * inf``
+    never computed), gemm sums from +0 (NaN, as PyTorch): every path (the fast path,
+    the general path, half precision's widened copies, autocast's fused product and
+    linear) gives ``matmul``'s bits, and PyTorch's values where it is installed."""
+    dt = getattr(tt, dtype)
+    x, w = tt.tensor(a_vals, dtype=dt), tt.tensor(b_vals, dtype=dt)
+    with np.errstate(all="ignore"):
+        expected = np.matmul(x.float().numpy(), w.float().numpy())
+    with np.errstate(all="ignore"):  # NumPy's small matmul loop flags 0 * inf
+        results = [tt.mm(x, w), x @ w, tt.nn.functional.linear(x, w.T)]
+        with fastpaths.disabled():
+            results += [tt.mm(x, w), x @ w, tt.nn.functional.linear(x, w.T)]
+        if dt in (tt.float16, tt.bfloat16):
+            xf, wf = x.float(), w.float()
+            with tt.autocast("cpu", dtype=dt):
+                results += [tt.mm(xf, wf), tt.nn.functional.linear(xf, wf.T)]
+    for r in results:
+        assert r.dtype is dt
+        np.testing.assert_array_equal(r.float().numpy(), expected)
+    try:
+        import torch
+    except ImportError:
+        return
+    theirs = torch.mm(
+        torch.tensor(a_vals, dtype=getattr(torch, dtype)),
+        torch.tensor(b_vals, dtype=getattr(torch, dtype)),
+    )
+    np.testing.assert_array_equal(theirs.float().numpy(), expected)
