@@ -63,6 +63,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from . import _tls
+from ._codegen import compile_source
 from ._kernel import kernel_name
 from ._keys import REQUIRES_GRAD_BIT, DispatchKey, key_for_slot, keyset_from_bits
 from ._schema import SchemaBindError
@@ -542,7 +543,7 @@ def generate(entry: Entry, module: str) -> Callable[..., Any]:
     # inspect.getsource read it.
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = dict(_GLOBALS)
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102
+    exec(compile_source(source, filename), namespace)  # noqa: S102
     fn: Callable[..., Any] = namespace.pop(entry.method)
     fn.__qualname__ = qualname
     fn.__module__ = module

@@ -26,6 +26,7 @@ from collections.abc import Iterator as _Iterator
 from contextlib import contextmanager as _contextmanager
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
+from dispatch import _codegen
 from dispatch import bulk_registration as _bulk_registration
 
 
@@ -135,6 +136,10 @@ with _without_cyclic_gc(), _bulk_registration():
         return _plugin._resolve(name)
 
     _device.PluginHooks.resolve = _resolve_plugin
+
+# Note [Compiled code on disk] (dispatch/_codegen.py): what this import compiled, kept
+# for the next one.
+_codegen.save()
 
 __all__ = [
     "OP_TABLE",

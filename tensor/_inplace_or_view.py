@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from dispatch import DispatchKey, DispatchKeySet, Library, _callpath
+from dispatch._codegen import compile_source
 from dispatch._keys import keyset_from_bits as _from_bits
 
 from . import _convert, _definitions
@@ -162,7 +163,7 @@ def _factory(bump: bool, n: int, keywords: bool) -> Any:
             "_from_bits": _from_bits, "_BELOW_BITS": _BELOW_BITS, "_Tensor": Tensor,
             "_shares": _shares, "_mark_view": mark_view,
         }  # fmt: skip
-        exec(compile(source, "<ADInplaceOrView entry>", "exec"), scope)  # noqa: S102
+        exec(compile_source(source, "<ADInplaceOrView entry>"), scope)  # noqa: S102
         factory = _FACTORIES[key] = scope["factory"]
     return factory
 
