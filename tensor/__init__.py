@@ -35,11 +35,18 @@ def _without_cyclic_gc() -> _Iterator[None]:
     """Note [Importing without the cyclic GC]: the collector off for the block, then
     back as it was (also when the block raises)."""
     enabled = _gc.isenabled()
+    frozen = _gc.get_freeze_count()
     _gc.disable()
     try:
         yield
     finally:
         if enabled:
+            if not frozen and not _gc.get_freeze_count():
+                # Everything young to the oldest generation, untraversed: freeze() moves
+                # every tracked object into the permanent generation, unfreeze() hands
+                # them all to the oldest one (the program froze nothing: checked).
+                _gc.freeze()
+                _gc.unfreeze()
             _gc.enable()
 
 
@@ -48,9 +55,15 @@ def _without_cyclic_gc() -> _Iterator[None]:
 # The import below allocates ~10^5 containers (schemas, rows, kernels, tables) that all
 # live as long as the process; the cyclic collector, run every 700 allocations, walked
 # them ~160 times, ~13% of ``import tensor`` (ci/bench/import_time.py).  It is off while
-# they are made: nothing here makes cyclic garbage worth collecting, and the next
-# collection after the import sees it as usual.  A collector the program had turned
-# off stays off.
+# they are made: nothing here makes cyclic garbage worth collecting.  Turned back on,
+# its first young collection would walk all of them at once (~15-30 ms here, then ~10
+# more when they pass through the middle generation), so they go to the oldest
+# generation without a walk first, as ``gc.freeze()`` then ``gc.unfreeze()`` move every
+# tracked object (the program's young objects too: their cycles, if any, wait for the
+# next full collection instead of a young one; nothing is lost).  A program that has
+# frozen objects itself (a server about to fork) keeps them frozen: then the import
+# skips the move and the young collection walks them as before.  A collector the
+# program had turned off stays off, and its objects where they were.
 #
 # Importing defines ~500 operators (tensor._definitions) and registers ~1,600 kernels into
 # them (the backends, autograd, autocast...): each table is built once, when this

@@ -150,3 +150,25 @@ def test_import_leaves_the_cyclic_gc_as_it_found_it(disabled_before: bool) -> No
     """Note [Importing without the cyclic GC]: off during the import only."""
     code = f"import gc\nif {disabled_before}: gc.disable()\nimport tensor\nprint(gc.isenabled())\n"
     assert _run(code) == str(not disabled_before)
+
+
+def test_import_leaves_no_young_objects_for_the_collector() -> None:
+    """Note [Importing without the cyclic GC]: the import's objects go to the oldest
+    generation, so the first young collection after it walks almost nothing."""
+    code = (
+        "import gc\nimport tensor\n"
+        "print(len(gc.get_objects(0)) < 1000, len(gc.get_objects(2)) > 50000)\n"
+    )
+    assert _run(code) == "True True"
+
+
+def test_import_keeps_the_programs_frozen_objects_frozen() -> None:
+    """A program that froze objects before the import (``gc.freeze()`` before a fork)
+    finds them still frozen, and the import's own objects not frozen."""
+    code = (
+        "import gc\nkeep = [[i] for i in range(1000)]\ngc.freeze()\n"
+        "before = gc.get_freeze_count()\nimport tensor\n"
+        "after = gc.get_freeze_count()\n"  # a few frozen objects die during the import
+        "print(0.9 * before < after <= before, gc.isenabled())\n"
+    )
+    assert _run(code) == "True True"
