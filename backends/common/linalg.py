@@ -475,11 +475,12 @@ def kernels(
                     and a.ndim == 2
                     and b.ndim == 2
                     and a.size != 1  # one element: ``dot`` scales, gemm sums
-                    and b.size != 1
+                    and (b_size := b.size) != 1
                 ):
                     try:
                         if (  # Note [Small batches against a row-major weight]
-                            b.shape[1] >= _BATCH_MIN_N
+                            b_size >= _BATCH_MIN_N  # the shape's tuple only past it
+                            and b.shape[1] >= _BATCH_MIN_N
                             and (turned := _small_batch_product(a, b)) is not None
                         ):
                             return make(_numpy.ascontiguousarray(turned.T), dt, self._device)
