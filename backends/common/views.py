@@ -54,6 +54,7 @@ def kernels(front: FrontEnd, fns: dict[str, Callable[..., Any]]) -> dict[str, An
     reshape_raw = fns.get("reshape_raw")
     # The standard's ``permute_dims`` where the arrays have no ``transpose`` method.
     permute_dims = fns.get("permute_dims") or _transpose
+    by_method = permute_dims is _transpose  # ``x.transpose(axes)`` inline on the fast path
 
     def _raw(x: Any, size: Any, copy: bool | None) -> Any:
         """``reshape_raw(x, size, copy)``, or None where the general path must decide."""
@@ -140,7 +141,11 @@ def kernels(front: FrontEnd, fns: dict[str, Callable[..., Any]]) -> dict[str, An
                     break
                 seen |= 1 << d
             else:
-                return make(permute_dims(x, dims) if n > 1 else x[...], self._dtype, self._device)
+                if n < 2:
+                    out = x[...]
+                else:
+                    out = x.transpose(dims) if by_method else permute_dims(x, dims)
+                return make(out, self._dtype, self._device)
         dims = list(dims)
         if len(dims) != x.ndim:
             raise RuntimeError(
