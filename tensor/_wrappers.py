@@ -75,8 +75,17 @@ def _sized_factory(name: str) -> Callable[..., Tensor]:
             t = _factory_out(name, 0, out, (_size(size, name),), dtype=dtype, device=device)
             return _finish(t, requires_grad)
         if dtype is None and device is None:  # no keywords for the checker to bind
-            return _finish(ov(_size(size, name)), requires_grad)
-        return _finish(ov(_size(size, name), dtype=dtype, device=device), requires_grad)
+            for n in size:  # ``zeros(4, 8)``: ``size_of``'s own answer, without its frames
+                if type(n) is not int or n < 0:
+                    t = ov(_size(size, name))
+                    break
+            else:
+                t = ov(size)
+        else:
+            t = ov(_size(size, name), dtype=dtype, device=device)
+        if requires_grad:
+            t.requires_grad = True
+        return t
 
     factory.__name__ = factory.__qualname__ = name
     factory.__doc__ = (

@@ -74,6 +74,15 @@ def _number_dtype(front: FrontEnd, value: Any) -> Any:
     raise TypeError(f"expected a number, got {type(value).__name__}")
 
 
+def ones_by_fill(shape: Any, dtype: Any = None) -> Any:
+    """``numpy.ones(shape, dtype)`` without its Python wrapper: an empty array filled with
+    one (the same bytes for every dtype, ml_dtypes' included; ~0.45 us less on a [4, 8]
+    float32 array)."""
+    out = np.empty(shape, dtype)
+    out.fill(1)
+    return out
+
+
 def factory_dtype(front: FrontEnd, op: Any, dtype: Any, values: Sequence[Any] = ()) -> Any:
     """The dtype a factory makes: ``dtype``, or inferred from ``values``, or the default."""
     if dtype is not None:
@@ -198,6 +207,7 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
     raw = ns.lib
     device_type = front.device
     dtype_of = ns.dtype_of  # Note [Array dtypes of a namespace]
+    default_dtype = front.get_default_dtype
 
     def filled(name: str, fill: Callable[..., Any]) -> None:
         row = op(name)
@@ -205,9 +215,15 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
 
         def kernel(size: Any, *, dtype: Any = None, device: Any = None) -> Any:
             # Fast path: a dtype and a device object given (the BackendSelect kernel's
-            # normalised ones) are used as they are; anything else is checked.
+            # normalised ones) are used as they are, no dtype is the default one
+            # (``factory_dtype``'s answer, without its frame); anything else is checked.
             fast = fastpaths.ENABLED
-            dt = dtype if dtype in dtypes and fast else factory_dtype(front, row, dtype)
+            if dtype is None and fast:
+                dt = default_dtype()
+                if dt not in dtypes:  # not for these factories' rows: its error
+                    dt = factory_dtype(front, row, dtype)
+            else:
+                dt = dtype if dtype in dtypes and fast else factory_dtype(front, row, dtype)
             dev = device if type(device) is device_type and fast else _dev(front, device)
             return make(fill(size_of(name, size), dtype=dtype_of(dt)), dt, dev)
 
@@ -215,7 +231,7 @@ def kernels(ns: Namespace, engine: Callable[[Any, Any], Any]) -> dict[str, Any]:
 
     filled("empty", getattr(raw, "empty", None) or xp.empty)
     filled("zeros", getattr(raw, "zeros", None) or xp.zeros)
-    filled("ones", getattr(raw, "ones", None) or xp.ones)
+    filled("ones", ones_by_fill if raw is np else (getattr(raw, "ones", None) or xp.ones))
 
     def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
         dt = factory_dtype(front, op("full"), dtype, (fill_value,))

@@ -37,12 +37,15 @@ _BACKEND_KEYSETS: dict[Any, DispatchKeySet] = {}
 
 def _backend_select(front: FrontEnd, op: Any) -> Any:
     device_type, canonical, to_device = front.device, front.canonical_device, front.to_device
+    no_device = canonical(to_device(None))  # what a factory without ``device=`` makes: cpu
 
     def select(keyset: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
         dev = kwargs.get("device")
         # CPU and meta device objects without an index are canonical already; "cpu:0"
         # becomes "cpu" (the factories' fast paths use the device they are given).
-        if type(dev) is not device_type or dev.index is not None or dev.type == "cuda":
+        if dev is None:
+            dev = no_device
+        elif type(dev) is not device_type or dev.index is not None or dev.type == "cuda":
             dev = canonical(to_device(dev))
         kwargs["device"] = dev
         ks = _BACKEND_KEYSETS.get(dev.backend_key)

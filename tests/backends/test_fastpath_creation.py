@@ -204,3 +204,36 @@ def _store(how, dt, value):
         return x.masked_fill(module.tensor([True, False]), value)
 
     same_both_ways(lambda: run(tt, dt), torch_call=lambda: run(torch, tdt))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 3), (1, 0, 2), (5, 1, 4)])
+def test_ones_by_fill_is_numpys_ones(dtype, shape):
+    """The CPU's ``ones`` is ``empty`` then ``fill(1)``: NumPy's ``ones``, byte for byte."""
+    import numpy as np
+
+    from backends.common.creation import ones_by_fill
+
+    expected = np.ones(shape, dtype.numpy_dtype)
+    got = ones_by_fill(shape, dtype=dtype.numpy_dtype)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    assert got.tobytes() == expected.tobytes() and got.flags.c_contiguous
+    assert tt.ones(*shape, dtype=dtype).numpy().tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
+def test_sizes_the_wrapper_passes_as_they_are_are_checked_as_before(name):
+    """The wrappers pass a varargs size of plain non-negative ints as it is; anything else
+    (bools, floats, negatives, index objects) goes through the size check with its
+    message."""
+    import numpy as np
+
+    fn = getattr(tt, name)
+    assert fn(2, 3).shape == fn((2, 3)).shape == fn([2, 3]).shape == (2, 3)
+    assert fn(np.int64(2), 3).shape == (2, 3)
+    with pytest.raises(TypeError, match=f"{name}\\(\\): argument 'size'"):
+        fn(True, 2)
+    with pytest.raises(TypeError, match="element 0 is float"):
+        fn(2.0, 3)
+    with pytest.raises(RuntimeError, match="negative dimension -1"):
+        fn(2, -1)
