@@ -531,7 +531,9 @@ def kernels(op: Any, ns: Namespace) -> dict[str, Any]:
                     and fastpaths.ENABLED
                 ):
                     x, a, b = self._array, tensor1._array, tensor2._array
-                    if type(x) is _numpy.ndarray and a.shape == x.shape == b.shape:
+                    # 0-d arrays: NumPy's product of two is a scalar, which no ufunc takes as
+                    # ``out`` (a scalar parameter's Adam step raised TypeError): general way.
+                    if type(x) is _numpy.ndarray and x.ndim and a.shape == x.shape == b.shape:
                         if x.base is not None or a.base is not None or b.base is not None:
                             overlap.check_in_place(in_place_name, x, a, b)
                         lo, hi = bounds[dt]

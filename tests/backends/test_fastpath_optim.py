@@ -8,6 +8,7 @@ bool, complex, a tensor weight, numbers that overflow the dtype), broadcasting s
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -189,3 +190,19 @@ def test_read_only_self_is_left_alone() -> None:
                     errors.append(None)
             np.testing.assert_array_equal(a, np.arange(6, dtype=np.float32))
         assert errors[0] is not None and errors[0] == errors[1], (name, errors)
+
+
+@pytest.mark.parametrize("dtype", [tt.float32, tt.float64])
+@pytest.mark.parametrize("op", ["addcmul_", "addcdiv_"])
+@pytest.mark.parametrize("value", [0, 0.5, -2])
+def test_in_place_on_0d_tensors(dtype, op, value):
+    """0-d operands (a scalar parameter's Adam step): NumPy's product of two 0-d arrays is a
+    scalar, which the fast path's ``out=`` refused with a TypeError; they go the general
+    way, as every other shape of theirs agrees with."""
+
+    def call(s, t1, t2):
+        return getattr(s, op)(t1, t2, value=value)
+
+    x, a, b = (tt.tensor(v, dtype=dtype) for v in (1.5, 2.0, 4.0))
+    out = same_both_ways(call, x, a, b, rtol=1e-6, torch_call=call)
+    assert out.error is None and out.value.shape == ()
