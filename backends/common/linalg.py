@@ -559,25 +559,15 @@ def kernels(
                 except ValueError:  # shapes: the general path says why
                     return None
                 return make(result, to, self._device)
-            if numpy_gemm and a.ndim == 2 == b.ndim and a.size != 1 and b.size != 1:
-                pair = halves.get(to)  # _dot_2d's case, without its frame; None: not widened
-                if pair is None:
-                    return None
-                half, wide_np = pair
-                try:
-                    result = _np_dot(a.astype(half).astype(wide_np), b.astype(half).astype(wide_np))
-                except ValueError:  # shapes: the general path says why
-                    return None
-                return make(result.astype(half), to, self._device)
-            pair = halves.get(to)
+            pair = halves.get(to)  # (its NumPy dtype, its wide one's); None: not widened
             if pair is None:
                 return None
             half, wide_np = pair
             if not ((a.ndim and b.ndim) if any_rank else (a.ndim == rank_a and b.ndim == rank_b)):
                 return None
-            try:
+            try:  # ``fn``: dot's product of two matrices (Note [Products of widened copies])
                 result = fn(a.astype(half).astype(wide_np), b.astype(half).astype(wide_np))
-            except (ValueError, TypeError):
+            except (ValueError, TypeError):  # shapes: the general path says why
                 return None
             if type(result) is not ndarray or (batched and a.shape[0] != b.shape[0]):
                 return None
