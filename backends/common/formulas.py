@@ -134,6 +134,7 @@ class Formulas:
         finfo: Any = None,
         retype: Any = None,
         standard: bool = False,
+        erf: Any = None,
     ) -> None:
         self.xp = xp
         # A plug-in device's Namespace gives the standard's spellings of ``x.dtype.kind``
@@ -157,6 +158,9 @@ class Formulas:
         fpf = frompyfunc or getattr(xp, "frompyfunc", None)
         self._erf = fpf(math.erf, 1, 1) if fpf is not None else None
         self._erfc = fpf(math.erfc, 1, 1) if fpf is not None else None
+        # A faster erf for the arrays it takes, None for the others (the CPU's float32
+        # erf by SciPy: Note [Float32 erf by SciPy] in backends/cpu/elementwise.py).
+        self._fast_erf = erf
 
     # -- unary --------------------------------------------------------------------------------
     def rsqrt(self, x: Any) -> Any:
@@ -185,6 +189,10 @@ class Formulas:
         return self._retype(x > 0, x.dtype) - self._retype(x < 0, x.dtype)
 
     def erf(self, x: Any) -> Any:
+        if self._fast_erf is not None:
+            out = self._fast_erf(x)
+            if out is not None:
+                return out
         if self._erf is None:
             raise NotImplementedError(
                 f"erf: {self.xp.__name__} has no erf, and no frompyfunc to make one from "

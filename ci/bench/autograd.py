@@ -383,6 +383,55 @@ def first_layer_calls(lib: Any) -> dict[str, Callable[[], Any]]:
     }
 
 
+# -- other activations and losses ------------------------------------------------------------
+# The step with the activation or the loss users pick instead of relu and cross_entropy
+# (a regression's mean squared error written three ways), F.linear and SGD's update.
+ACTIVATIONS = ("relu", "tanh", "sigmoid", "gelu")
+LOSSES = ("F.mse_loss", "((out - y) ** 2).mean()", "(out - y).abs().sum()")
+VARIANTS = [("gelu", "cross_entropy")] + [(a, "F.mse_loss") for a in ACTIVATIONS[1:]]
+VARIANTS += [("relu", loss) for loss in LOSSES]
+
+
+def variant_step(lib: Any, d: dict[str, np.ndarray], activation: str, loss: str) -> Any:
+    """A step of ``make_step``'s F.linear model with another activation or loss."""
+    functional = lib.nn.functional
+    as_tensor = (lambda a: lib.from_numpy(a.copy())) if lib is not tt else tt.tensor
+    x = as_tensor(d["x"])
+    classes = d["w2"].shape[1]
+    if loss == "cross_entropy":
+        y = as_tensor(d["y"])
+    else:  # a regression target of the output's shape
+        y = as_tensor(np.eye(classes, dtype=np.float32)[d["y"]])
+    params = [as_tensor(a).requires_grad_() for a in _arrays(d, "F.linear")]
+    act = {
+        "relu": lib.relu,
+        "tanh": lib.tanh,
+        "sigmoid": lib.sigmoid,
+        "gelu": functional.gelu,
+    }[activation]
+    linear = functional.linear
+
+    def step() -> None:
+        w1, b1, w2, b2 = params
+        out = linear(act(linear(x, w1, b1)), w2, b2)
+        if loss == "cross_entropy":
+            value = functional.cross_entropy(out, y)
+        elif loss == "F.mse_loss":
+            value = functional.mse_loss(out, y)
+        elif loss == "((out - y) ** 2).mean()":
+            value = ((out - y) ** 2).mean()
+        else:
+            value = (out - y).abs().sum()
+        value.backward()
+        with lib.no_grad():
+            for p in params:
+                p.add_(p.grad, alpha=-LR)
+        for p in params:
+            p.grad = None
+
+    return step
+
+
 def check_numpy_steps() -> None:
     """Each hand-written step computes what ours does: parameters after three steps agree
     (a floor that skipped work would not be a floor)."""
@@ -400,6 +449,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (CI smoke run)")
     parser.add_argument("--only", default="", help="run the rows whose name contains this")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=0,
+        help="interleaved rounds a row (default 7, 3 with --quick): more rounds narrow the "
+        "medians on a noisy host",
+    )
     parser.add_argument(
         "--blas-threads",
         default="1",
@@ -423,6 +479,8 @@ def main() -> None:
         TIMER = time.process_time
     PER_CALL = args.per_call
     number, rounds = (10, 3) if args.quick else (100, 7)
+    if args.rounds > 0:
+        rounds = args.rounds
     try:
         import torch
 
@@ -473,6 +531,25 @@ def main() -> None:
                 row += f"{t[1] * 1e6:>9.0f}us{t[1] / t[2]:>12.2f}"
             else:
                 row += f"{'-':>10}{'-':>8}{t[1] * 1e6:>9.0f}us{'-':>12}"
+            print(row)
+    print(
+        f"\n{'other activations and losses, F.linear, add_':<58}{'ours':>10}{'torch':>10}{'ratio':>8}"
+    )
+    for size, shape in (
+        ("64x256->256->10", (64, 256, 256, 10)),
+        ("32x64->64->10", (32, 64, 64, 10)),
+    ):
+        d = mlp_data(*shape)
+        for activation, loss in VARIANTS:
+            name = f"step {size}: {activation}, {loss}"
+            if args.only not in name:
+                continue
+            fns = [variant_step(tt, d, activation, loss)]
+            if torch is not None:
+                fns.append(variant_step(torch, d, activation, loss))
+            t = interleaved(fns, number, rounds)
+            row = f"{name:<58}{t[0] * 1e6:>8.0f}us"
+            row += f"{t[1] * 1e6:>8.0f}us{t[0] / t[1]:>8.2f}" if torch is not None else ""
             print(row)
     print(
         f"\n{'first layer of batch 64, [256, 256]':<58}{'ours':>10}{'torch':>10}{'ratio':>8}"

@@ -1,7 +1,8 @@
 """Backward lanes: the hottest derivative formulas again, on the arrays of plain CPU tensors.
 
 Imports: NumPy, ``dispatch`` (the key bit and the thread state), ``backends.common``
-(the fast-path switch and the masking kernel the ``where`` fast path uses), and
+(the fast-path switch and the masking kernel the ``where`` fast path uses), the CPU's
+erf (``backends.cpu.elementwise``), and
 ``tensor``'s ``_tensor`` and ``optable``.
 
 Note [Backward lanes]
@@ -21,7 +22,8 @@ make them, the incoming gradient itself where the formula returns it), or return
 None and the formula runs.  One liberty: an input that does not require grad may get
 None where the formula computes a gradient anyway (``mul``'s ``g * other`` for a
 constant ``self``): the engine passes nothing along an edge without a node.  Lanes:
-addmm, mm, matmul (matrices), add, sub, mul (tensors), neg, relu, transpose/t, and
+addmm, mm, matmul (matrices), add, sub, mul (tensors), neg, relu, gelu (exact), abs,
+``x ** 2``, sum and mean (a loss's reductions, positional dims), transpose/t, and
 cross_entropy (class targets; with no row ignored, the CPU kernel's own arithmetic,
 ``rows_grad``, without the kernel's checks, which the forward already made).  ``seed``
 makes ``loss.backward()``'s implicit gradient as the CPU ``ones_like`` kernel does.  ``OpNode.apply`` tries the lane only when grad mode is off
@@ -52,6 +54,7 @@ from backends.common import fastpaths
 from backends.common.linalg import matrix_product
 from backends.common.nn import REDUCTIONS
 from backends.common.ternary import zero_mask_fn
+from backends.cpu.elementwise import F as _cpu_formulas
 from dispatch import REQUIRES_GRAD_BIT, DispatchKey, DispatchKeySet, _tls, ops
 
 from .. import _dtype
@@ -61,6 +64,7 @@ from ..optable import OP_TABLE
 from ..optable import elementwise as _elementwise
 from ..optable import linalg as _linalg
 from ..optable import nn as _nn
+from ..optable import reduction as _reduction
 from ..optable import shape as _shape
 from . import _backward
 from ._layer import _DEFAULT_SETS
@@ -234,6 +238,116 @@ def relu_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     return (make(zero_mask_fn(mask, ga, _UNSIGNED[ga.dtype]), g._dtype, g._device),)
 
 
+def gelu_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # ``_gelu``'s exact case (a positional call: ``approximate`` is keyword-only, so
+    # "none"), each operator call of the formula as its CPU kernel computes it: NumPy's
+    # ufuncs on float32/float64 arrays with Python numbers (rounded to the dtype, as the
+    # kernels' weak scalars are) and the CPU erf (Note [Float32 erf by SciPy]).  ~12
+    # dispatched calls (~45 us on [32, 64]) become these eight array operations.
+    if len(args) != 1 or not _plain(g, args[0]):
+        return None
+    x = args[0]
+    xa, ga = x._array, g._array
+    if xa.shape != ga.shape or not xa.ndim:  # 0-d: NumPy's scalars; broadcasts: the formula
+        return None
+    cdf = 0.5 * (1 + _cpu_erf(xa * _elementwise._INV_SQRT_2))
+    pdf = _exp(-0.5 * xa * xa) * _elementwise._INV_SQRT_2PI
+    return (make(ga * (cdf + xa * pdf), g._dtype, g._device),)
+
+
+def _reduced_shape(args: tuple[Any, ...], shape: tuple[int, ...]) -> Any:
+    """The shape a reduction's gradient broadcasts from (its reduced dims as 1), for a
+    positional ``(self[, dim[, keepdim]])`` call of ``sum``/``mean`` over ``shape``
+    (``dtype`` is keyword-only: such a call is recorded bound); None for what the lane
+    leaves to the formula."""
+    n = len(args)
+    dim = args[1] if n > 1 else None
+    if n > 3 or (n > 2 and type(args[2]) is not bool):
+        return None
+    ndim = len(shape)
+    if dim is None or dim == []:
+        dims = range(ndim)
+    else:
+        dims = [dim] if type(dim) is int else dim
+        if type(dims) not in (list, tuple) or not dims:
+            return None
+        for d in dims:
+            if type(d) is not int or not -ndim <= d < ndim:
+                return None
+        dims = {d % ndim for d in dims}
+    return tuple(1 if i in dims else s for i, s in enumerate(shape))
+
+
+def _expanded(ga: Any, like: Any, shape: Any, g: Any) -> Any:
+    """``expand_to``'s copy: ``ga`` broadcast to ``like``'s shape in a new row-major array
+    (the dense copy ``_to_copy`` makes of the stride-0 expansion)."""
+    out = np.empty(like._array.shape, ga.dtype)
+    out[...] = ga.reshape(shape)
+    return make(out, g._dtype, g._device)
+
+
+def _reduced_input(g: Any, args: tuple[Any, ...]) -> Any:
+    """``(x, reduced shape)`` of a ``sum``/``mean`` call the lanes take: plain tensors,
+    a non-empty input whose reduced shape differs from its own (keepdim over size-1 dims
+    and 0-d inputs: the formula returns a view of ``g``, left to it); else None."""
+    if not args or not _plain(g, args[0]):
+        return None
+    x = args[0]
+    shape = x._array.shape
+    reduced = _reduced_shape(args, shape)
+    if reduced is None or reduced == shape or not x._array.size:
+        return None
+    return x, reduced
+
+
+def sum_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # ``_sum``: the incoming gradient expanded back to the input's shape, as a copy.
+    taken = _reduced_input(g, args)
+    if taken is None:
+        return None
+    x, reduced = taken
+    return (_expanded(g._array, x, reduced, g),)
+
+
+def mean_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # ``_mean``: ``g / count`` (the div kernel: NumPy's division by the int, a 0-d result
+    # made an array again), expanded as ``sum_lane``'s.
+    taken = _reduced_input(g, args)
+    if taken is None:
+        return None
+    x, reduced = taken
+    count = 1
+    for size, r in zip(x._array.shape, reduced, strict=True):
+        if r == 1:
+            count *= size
+    q = g._array / count
+    if type(q) is not _ndarray:
+        q = np.asarray(q)
+    return (_expanded(q, x, reduced, g),)
+
+
+def pow_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # ``x ** 2`` (a squared error): ``g * (2 * x ** 1)``, where the CPU pow by 1 is ``x``
+    # itself and ``2 * x`` NumPy's exact doubling.  Other exponents take the formula.
+    if len(args) != 2 or type(args[1]) is not int or args[1] != 2 or not _plain(g, args[0]):
+        return None
+    xa, ga = args[0]._array, g._array
+    if xa.shape != ga.shape or not xa.ndim:
+        return None
+    return (make(ga * (xa * 2), g._dtype, g._device),)
+
+
+def abs_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # ``g * sgn(x)``: for a real float x the CPU sign kernel's ``(x > 0) - (x < 0)``
+    # (0 for NaN and both zeros), times ``g``.
+    if len(args) != 1 or not _plain(g, args[0]):
+        return None
+    xa, ga = args[0]._array, g._array
+    if xa.shape != ga.shape or not xa.ndim:
+        return None
+    return (make(ga * _cpu_formulas.sign(xa), g._dtype, g._device),)
+
+
 def transpose_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     # t() and transpose(x, 0, 1) of a matrix: the gradient is the transpose back.
     if len(args) != 3 or not _plain(g) or g._array.ndim != 2:
@@ -303,6 +417,8 @@ def cross_entropy_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
 _CROSS_ENTROPY_BACKWARD = ops.core._cross_entropy_backward.default
 _CPU_BITS = DispatchKeySet(DispatchKey.CPU).bits  # the kernel at the CPU key
 _min_all = np.minimum.reduce
+_exp = np.exp
+_cpu_erf = _cpu_formulas.erf  # the CPU erf kernel's function
 
 
 def seed(out: Any) -> Any:
@@ -339,10 +455,14 @@ LANES: dict[Any, Lane] = {
     _shape._transpose: transpose_lane,
     _shape._t: t_lane,
     _nn._cross_entropy: cross_entropy_lane,
+    _elementwise._gelu: gelu_lane,
+    _reduction._sum: sum_lane,
+    _reduction._mean: mean_lane,
+    _elementwise._pow: pow_lane,
 }
 
 
-_INLINE: dict[str, Lane] = {"relu": relu_lane, "neg": neg_lane}
+_INLINE: dict[str, Lane] = {"relu": relu_lane, "neg": neg_lane, "abs": abs_lane}
 
 
 def install() -> None:

@@ -231,6 +231,148 @@ def test_relu(
         assert took
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    shape=st.sampled_from([(3, 4), (5,), (), (2, 3, 4), (1, 1)]),
+    dtype=st.sampled_from(_DTYPES[:4]),
+    layouts=st.tuples(st.sampled_from(["C", "T", "step"]), st.sampled_from(["C", "T", "step"])),
+    special=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_gelu(
+    shape: tuple[int, ...], dtype: str, layouts: tuple[str, str], special: bool, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    x = _leafy(_tensor(rng, shape, dtype, layouts[0]), True)
+    if special and x.numel():  # zeros, -0.0, NaN, infinities, large and tiny values
+        with tt.no_grad():
+            flat = x.reshape(-1)
+            values = [-0.0, float("nan"), float("inf"), -float("inf"), -40.0, 1e-40, 0.0]
+            for i in range(min(x.numel(), len(values))):
+                flat[i] = values[i]
+    out = tt.nn.functional.gelu(x)
+    g = _tensor(rng, tuple(out.shape), dtype, layouts[1])
+    if special and g.numel():
+        with tt.no_grad():
+            g.reshape(-1)[-1] = float("inf")
+    took = _check_node(out, g)
+    assert took == (dtype in ("float32", "float64") and len(shape) > 0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    shape=st.sampled_from([(3, 4), (5,), (), (2, 3, 4), (1, 1), (0, 3), (4, 1)]),
+    dtype=st.sampled_from(_DTYPES),
+    layout=st.sampled_from(["C", "T", "step"]),
+    op=st.sampled_from(["sum", "mean"]),
+    dim=st.sampled_from([None, 0, -1, 1, [0, -1], [], (1,), [5], "x", 2.0]),
+    keepdim=st.sampled_from([None, False, True, 1]),
+    seed=st.integers(0, 2**16),
+)
+def test_reductions(
+    shape: tuple[int, ...], dtype: str, layout: str, op: str, dim: Any, keepdim: Any, seed: int
+) -> None:
+    """sum and mean, positional calls over every dim spelling (the lane declines what
+    it does not take, and a dim the call refuses never reaches it), both keepdims."""
+    rng = np.random.default_rng(seed)
+    x = _leafy(_tensor(rng, shape, dtype, layout), True)
+    fn = getattr(tt, op)
+    args: tuple[Any, ...] = () if dim is None and keepdim is None else (dim,)
+    if keepdim is not None:
+        args += (keepdim,)
+    try:
+        out = fn(x, *args)
+    except (TypeError, IndexError, RuntimeError, ValueError):
+        return  # the call itself refuses the arguments
+    if not out.requires_grad:
+        return  # mean of integers and the like
+    g = _tensor(rng, tuple(out.shape), dtype, "C")
+    took = _check_node(out, g)
+    # Taken: a float input with elements whose reduced dims are not all of size 1 (those
+    # the formula answers with a view of ``g``, which the lane leaves to it).
+    if dim is None or dim == []:
+        reduced = list(range(len(shape)))
+    elif type(dim) is int and -len(shape) <= dim < len(shape):
+        reduced = [dim]
+    else:
+        reduced = []
+    floats = dtype in ("float32", "float64") and 0 not in shape and keepdim in (None, False)
+    if floats and any(shape[d] > 1 for d in reduced):
+        assert took
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    shape=st.sampled_from([(3, 4), (5,), (), (2, 3, 4)]),
+    dtype=st.sampled_from(_DTYPES[:4]),
+    exponent=st.sampled_from([2, 3, 2.0, 1, 0, -1, 0.5]),
+    layouts=st.tuples(st.sampled_from(["C", "T", "step"]), st.sampled_from(["C", "T", "step"])),
+    special=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_pow(
+    shape: tuple[int, ...],
+    dtype: str,
+    exponent: Any,
+    layouts: tuple[str, str],
+    special: bool,
+    seed: int,
+) -> None:
+    rng = np.random.default_rng(seed)
+    x = _leafy(_tensor(rng, shape, dtype, layouts[0]), True)
+    if special and x.numel():
+        with tt.no_grad():
+            flat = x.reshape(-1)
+            for i, v in enumerate([-0.0, float("nan"), float("inf"), 3e38, -1e-40]):
+                if i < x.numel():
+                    flat[i] = v
+    out = x**exponent
+    g = _tensor(rng, tuple(out.shape), dtype, layouts[1])
+    took = _check_node(out, g, (x,))
+    wanted = dtype in ("float32", "float64") and len(shape) > 0 and exponent == 2
+    assert took == (wanted and type(exponent) is int)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    shape=st.sampled_from([(3, 4), (5,), (), (2, 3, 4)]),
+    dtype=st.sampled_from(_DTYPES),
+    layouts=st.tuples(st.sampled_from(["C", "T", "step"]), st.sampled_from(["C", "T", "step"])),
+    special=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_abs(
+    shape: tuple[int, ...], dtype: str, layouts: tuple[str, str], special: bool, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    x = _leafy(_tensor(rng, shape, dtype, layouts[0]), True)
+    if special and x.numel():  # sign's zeros and NaN: 0 there
+        with tt.no_grad():
+            flat = x.reshape(-1)
+            for i, v in enumerate([-0.0, float("nan"), 0.0, -float("inf")]):
+                if i < x.numel():
+                    flat[i] = v
+    out = x.abs()
+    g = _tensor(rng, tuple(out.shape), out.dtype.name, layouts[1])
+    took = _check_node(out, g)
+    assert took == (dtype in ("float32", "float64") and len(shape) > 0)
+
+
+def test_gelu_tanh_and_keyword_calls_take_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``approximate`` is keyword-only: a call that passes it is recorded bound, and the
+    lane (the exact case) is not tried; the tanh case's gradient is the formula's."""
+    x = tt.tensor([[-1.5, 0.25], [2.0, -0.0]], requires_grad=True)
+    for approximate in ("tanh", "none"):
+        out = tt.nn.functional.gelu(x, approximate=approximate)
+        assert out.grad_fn._args is None
+        out.sum().backward()
+        with fastpaths.disabled():
+            y = x.detach().requires_grad_()
+            tt.nn.functional.gelu(y, approximate=approximate).sum().backward()
+        assert x.grad.numpy().tobytes() == y.grad.numpy().tobytes()
+        x.grad = None
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     dims=st.sampled_from([(0, 1), (1, 0), (-1, -2), (-2, 1), (0, 0), (1, 1)]),
@@ -375,7 +517,7 @@ def _mm_backward(**kw: Any) -> Any:
 def test_lanes_run_in_a_plain_backward(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = _counting(monkeypatch)
     _mm_backward()
-    assert calls == ["mm_lane"]
+    assert calls == ["sum_lane", "mm_lane"]
 
 
 def test_create_graph_takes_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -405,7 +547,7 @@ def test_non_default_thread_state_takes_the_formula(monkeypatch: pytest.MonkeyPa
     # Once autocast was used the key mask stays set (Note [Default key sets]); outside
     # the region this thread's sets are the defaults again and lanes run.
     _mm_backward()
-    assert calls == ["mm_lane"]
+    assert calls == ["sum_lane", "mm_lane"]
 
 
 def test_keyword_calls_take_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
