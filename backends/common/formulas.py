@@ -23,7 +23,7 @@ from . import errors
 
 __all__ = ["ARGUMENT_CHECKS", "Formulas", "check_alpha", "check_gelu", "check_round"]
 
-_SQRT_HALF = 1.0 / math.sqrt(2.0)
+_SQRT_HALF = math.sqrt(0.5)  # M_SQRT1_2, PyTorch's gelu's kAlpha (1 / sqrt(2.0) is an ulp low)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
@@ -161,6 +161,9 @@ class Formulas:
         # A faster erf for the arrays it takes, None for the others (the CPU's float32
         # erf by SciPy: Note [Float32 erf by SciPy] in backends/cpu/elementwise.py).
         self._fast_erf = erf
+        # ``keep_gelu_erf(x, e)``: told each exact gelu's input and its ``erf(x / sqrt 2)``
+        # (the CPU's Note [Gelu's erf kept for the backward]); None: nothing told.
+        self.keep_gelu_erf: Any = None
 
     # -- unary --------------------------------------------------------------------------------
     def rsqrt(self, x: Any) -> Any:
@@ -235,7 +238,11 @@ class Formulas:
         check_gelu(cdt, approximate=approximate)
         xp = self.xp
         if approximate == "none":
-            return 0.5 * x * (1 + self.erf(x * self._scalar(x, _SQRT_HALF)))
+            e = self.erf(x * self._scalar(x, _SQRT_HALF))
+            keep = self.keep_gelu_erf
+            if keep is not None:
+                keep(x, e)
+            return 0.5 * x * (1 + e)
         c = self._scalar
         inner = c(x, _SQRT_2_OVER_PI) * (x + c(x, 0.044715) * x * x * x)
         return 0.5 * x * (1 + xp.tanh(inner))

@@ -66,6 +66,44 @@ def _float32_erf(x: Any) -> Any:
 
 F = Formulas(np, erf=_float32_erf)
 
+# Note [Gelu's erf kept for the backward]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The exact gelu's forward computes ``erf(x / sqrt 2)`` and its backward computes it
+# again from the saved input (``_gelu``'s formula, and its lane in
+# tensor/autograd/_lanes.py): on a [64, 256] float32 batch each erf is ~120 us, most of
+# a training step's gelu.  As Note [Cross-entropy softmax kept for the backward] keeps a
+# softmax, the CPU forward keeps its last (input array, erf array) pair, for float32 and
+# float64 inputs of up to ``_KEPT_GELU_SIZE`` elements, and the lane of a backward whose
+# saved input is that same array object takes it (``take_gelu_erf``): the same function
+# of the same values (both multiply by ``math.sqrt(0.5)`` rounded to the dtype), so the
+# same bits.  The slot is emptied when taken (a second backward through a retained graph
+# computes again) and overwritten by the next forward (another thread's, an interleaved
+# graph's: the backward then finds another array and computes).  An input changed in
+# place between forward and backward is refused before the backward runs (its saved
+# version), as without the slot.  Half precision computes on a widened copy, which no
+# backward sees: not kept.  tests/tensor/test_lanes.py.
+_KEPT_GELU_SIZE = 1 << 18  # elements: 1 MiB of float32
+_F64 = np.dtype(np.float64)
+_kept_gelu_erf: list[Any] = [None]
+
+
+def _keep_gelu_erf(x: Any, e: Any) -> None:
+    if type(x) is np.ndarray and (x.dtype is _F32 or x.dtype is _F64) and x.ndim:
+        _kept_gelu_erf[0] = (x, e) if x.size <= _KEPT_GELU_SIZE else None
+
+
+def take_gelu_erf(x: Any) -> Any:
+    """The kept ``erf(x / sqrt 2)`` of the last exact gelu forward when its input was the
+    array ``x`` (Note [Gelu's erf kept for the backward]), emptying the slot; else None."""
+    kept = _kept_gelu_erf[0]
+    if kept is not None and kept[0] is x:
+        _kept_gelu_erf[0] = None
+        return kept[1]
+    return None
+
+
+F.keep_gelu_erf = _keep_gelu_erf
+
 # Note [Maximum against zeros]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # NumPy's ``maximum`` of an array and a scalar (a stride-0 operand) runs its element

@@ -22,7 +22,8 @@ make them, the incoming gradient itself where the formula returns it), or return
 None and the formula runs.  One liberty: an input that does not require grad may get
 None where the formula computes a gradient anyway (``mul``'s ``g * other`` for a
 constant ``self``): the engine passes nothing along an edge without a node.  Lanes:
-addmm, mm, matmul (matrices), add, sub, mul (tensors), neg, relu, gelu (exact), abs,
+addmm, mm, matmul (matrices), add, sub, mul (tensors), neg, relu, tanh, sigmoid, exp,
+gelu (exact), abs,
 ``x ** 2``, sum and mean (a loss's reductions, positional dims), transpose/t, and
 cross_entropy (class targets; with no row ignored, the CPU kernel's own arithmetic,
 ``rows_grad``, without the kernel's checks, which the forward already made).  ``seed``
@@ -55,6 +56,7 @@ from backends.common.linalg import matrix_product
 from backends.common.nn import REDUCTIONS
 from backends.common.ternary import zero_mask_fn
 from backends.cpu.elementwise import F as _cpu_formulas
+from backends.cpu.elementwise import take_gelu_erf as _take_gelu_erf
 from dispatch import REQUIRES_GRAD_BIT, DispatchKey, DispatchKeySet, _tls, ops
 
 from .. import _dtype
@@ -250,7 +252,10 @@ def gelu_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     xa, ga = x._array, g._array
     if xa.shape != ga.shape or not xa.ndim:  # 0-d: NumPy's scalars; broadcasts: the formula
         return None
-    cdf = 0.5 * (1 + _cpu_erf(xa * _elementwise._INV_SQRT_2))
+    e = _take_gelu_erf(xa)  # Note [Gelu's erf kept for the backward]
+    if e is None:
+        e = _cpu_erf(xa * _elementwise._INV_SQRT_2)
+    cdf = 0.5 * (1 + e)
     pdf = _exp(-0.5 * xa * xa) * _elementwise._INV_SQRT_2PI
     return (make(ga * (cdf + xa * pdf), g._dtype, g._device),)
 
@@ -346,6 +351,45 @@ def abs_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     if xa.shape != ga.shape or not xa.ndim:
         return None
     return (make(ga * _cpu_formulas.sign(xa), g._dtype, g._device),)
+
+
+def _result_arrays(g: Any, out: Any) -> Any:
+    """``(g's array, the saved output's array)`` for a formula that reads its result, of
+    one shape with at least one dimension (0-d arrays' arithmetic gives NumPy scalars);
+    None for anything else."""
+    if out is None or not _plain(g, out):
+        return None
+    ga, oa = g._array, out._array
+    if ga.shape != oa.shape or not oa.ndim:
+        return None
+    return ga, oa
+
+
+def tanh_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # ``g * (1 - out * out)``: the mul kernel's product, the rsub kernel's ``1 - t``.
+    arrays = _result_arrays(g, out)
+    if arrays is None:
+        return None
+    ga, oa = arrays
+    return (make(ga * (1 - oa * oa), g._dtype, g._device),)
+
+
+def sigmoid_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # ``g * out * (1 - out)``, left to right.
+    arrays = _result_arrays(g, out)
+    if arrays is None:
+        return None
+    ga, oa = arrays
+    return (make(ga * oa * (1 - oa), g._dtype, g._device),)
+
+
+def exp_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # ``g * out``.
+    arrays = _result_arrays(g, out)
+    if arrays is None:
+        return None
+    ga, oa = arrays
+    return (make(ga * oa, g._dtype, g._device),)
 
 
 def transpose_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
@@ -462,7 +506,14 @@ LANES: dict[Any, Lane] = {
 }
 
 
-_INLINE: dict[str, Lane] = {"relu": relu_lane, "neg": neg_lane, "abs": abs_lane}
+_INLINE: dict[str, Lane] = {
+    "relu": relu_lane,
+    "neg": neg_lane,
+    "abs": abs_lane,
+    "tanh": tanh_lane,
+    "sigmoid": sigmoid_lane,
+    "exp": exp_lane,
+}
 
 
 def install() -> None:

@@ -505,7 +505,7 @@ def _zero(g: Any, x: Any, out: Any) -> Any:
 
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-_INV_SQRT_2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2 = math.sqrt(0.5)  # M_SQRT1_2, PyTorch's kAlpha (1 / sqrt(2.0) is an ulp low)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)

@@ -358,6 +358,34 @@ def test_abs(
     assert took == (dtype in ("float32", "float64") and len(shape) > 0)
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    op=st.sampled_from(["tanh", "sigmoid", "exp"]),
+    shape=st.sampled_from([(3, 4), (5,), (), (2, 3, 4), (1, 1)]),
+    dtype=st.sampled_from(_DTYPES),
+    layouts=st.tuples(st.sampled_from(["C", "T", "step"]), st.sampled_from(["C", "T", "step"])),
+    special=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_unary_of_the_result(
+    op: str, shape: tuple[int, ...], dtype: str, layouts: tuple[str, str], special: bool, seed: int
+) -> None:
+    """The formulas that read the output (``g * (1 - out * out)``, ``g * out * (1 - out)``,
+    ``g * out``), with saturated, infinite and NaN outputs among the values."""
+    rng = np.random.default_rng(seed)
+    x = _leafy(_tensor(rng, shape, dtype, layouts[0]), True)
+    if special and x.numel():
+        with tt.no_grad():
+            flat = x.reshape(-1)
+            for i, v in enumerate([-0.0, float("nan"), 100.0, -100.0, float("inf"), 1e-30]):
+                if i < x.numel():
+                    flat[i] = v
+    out = getattr(tt, op)(x)
+    g = _tensor(rng, tuple(out.shape), dtype, layouts[1])
+    took = _check_node(out, g)
+    assert took == (dtype in ("float32", "float64") and len(shape) > 0)
+
+
 def test_gelu_tanh_and_keyword_calls_take_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
     """``approximate`` is keyword-only: a call that passes it is recorded bound, and the
     lane (the exact case) is not tried; the tanh case's gradient is the formula's."""
@@ -676,3 +704,91 @@ def test_the_kept_softmax_is_taken_by_its_own_backward_only() -> None:
         with tt.no_grad():
             x.mul_(2)
         loss.backward()
+
+
+# -- Note [Gelu's erf kept for the backward] (backends/cpu/elementwise.py) --------------------
+def _erf_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, ...]]:
+    """The shapes the gelu lane computes erf for itself (not taken from the forward)."""
+    calls: list[tuple[int, ...]] = []
+    real = _lanes._cpu_erf
+
+    def counted(a: Any) -> Any:
+        calls.append(a.shape)
+        return real(a)
+
+    monkeypatch.setattr(_lanes, "_cpu_erf", counted)
+    return calls
+
+
+def _formula_grads(*xs: Any) -> list[bytes]:
+    """Each input's gelu gradient through the formula (the fast paths off: no lane)."""
+    grads = []
+    with fastpaths.disabled():
+        for x in xs:
+            y = x.detach().requires_grad_()
+            tt.nn.functional.gelu(y).backward(tt.ones_like(y) * 0.5)
+            grads.append(y.grad.numpy().tobytes())
+    return grads
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gelu_backward_takes_the_forwards_erf(monkeypatch: pytest.MonkeyPatch, dtype: str) -> None:
+    from backends.cpu import elementwise as cpu_elementwise
+
+    calls = _erf_calls(monkeypatch)
+    rng = np.random.default_rng(0)
+    x = tt.tensor(rng.standard_normal((8, 16)) * 3, dtype=getattr(tt, dtype), requires_grad=True)
+    out = tt.nn.functional.gelu(x)
+    assert cpu_elementwise._kept_gelu_erf[0][0] is x._array
+    out.backward(tt.ones_like(out) * 0.5)
+    assert calls == []  # taken from the forward
+    assert cpu_elementwise._kept_gelu_erf[0] is None  # and the slot emptied
+    assert [x.grad.numpy().tobytes()] == _formula_grads(x)
+
+
+def test_gelu_backward_of_another_forward_computes_its_erf(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two graphs interleaved: the slot holds the second forward's erf, so the first
+    backward computes its own; a retained graph's second backward computes again."""
+    calls = _erf_calls(monkeypatch)
+    rng = np.random.default_rng(1)
+    x1, x2 = (tt.tensor(rng.standard_normal((4, 5)), requires_grad=True) for _ in range(2))
+    out1 = tt.nn.functional.gelu(x1)
+    out2 = tt.nn.functional.gelu(x2)
+    out1.backward(tt.ones_like(out1) * 0.5)
+    assert calls == [(4, 5)]
+    out2.backward(tt.ones_like(out2) * 0.5, retain_graph=True)
+    assert calls == [(4, 5)]  # x2's was kept
+    first = x2.grad.numpy().copy()
+    x2.grad = None
+    out2.backward(tt.ones_like(out2) * 0.5)
+    assert calls == [(4, 5), (4, 5)]
+    assert x2.grad.numpy().tobytes() == first.tobytes()
+    assert [x1.grad.numpy().tobytes(), first.tobytes()] == _formula_grads(x1, x2)
+
+
+def test_gelu_input_changed_in_place_is_refused() -> None:
+    x = tt.tensor([[0.5, -1.0, 2.0]], requires_grad=True)
+    h = x * 1
+    out = tt.nn.functional.gelu(h)
+    with tt.no_grad():
+        h.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
+def test_what_the_gelu_forward_does_not_keep(monkeypatch: pytest.MonkeyPatch) -> None:
+    from backends.cpu import elementwise as cpu_elementwise
+
+    cpu_elementwise._kept_gelu_erf[0] = None
+    tt.nn.functional.gelu(tt.tensor([0.5, -1.0], dtype=tt.float16))  # a widened copy's erf
+    assert cpu_elementwise._kept_gelu_erf[0] is None
+    tt.nn.functional.gelu(tt.tensor(0.5))  # 0-d
+    assert cpu_elementwise._kept_gelu_erf[0] is None
+    monkeypatch.setattr(cpu_elementwise, "_KEPT_GELU_SIZE", 4)
+    tt.nn.functional.gelu(tt.ones(5))  # past the size kept
+    assert cpu_elementwise._kept_gelu_erf[0] is None
+    x = tt.ones(4)
+    tt.nn.functional.gelu(x)
+    assert cpu_elementwise._kept_gelu_erf[0][0] is x._array
