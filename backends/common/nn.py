@@ -63,6 +63,23 @@ def _floor(info: Any) -> float:
 _KEPT_SOFTMAX_SIZE = 1 << 16
 
 
+# Note [Layer norm's statistics kept for the backward]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# layer_norm's formula (tensor/optable/nn.py) recomputes from the saved input what the
+# forward computed: the mean, the centered input, its variance, ``rstd`` and ``xhat``,
+# six of the backward lane's eleven passes over the batch (tensor/autograd/_lanes.py).
+# The forward computes them in the formula's own steps (the CPU's ``mean_keep`` is the
+# mean kernel's sum and division) and the CPU keeps the last (input array, normalized
+# dims, eps, xhat, rstd), for float32 and float64 inputs of up to ``_KEPT_NORM_SIZE``
+# elements whose output is a new array (an affine layer: without weight or bias the
+# output is ``xhat`` itself, which its user may change); a backward whose saved input is
+# that same array, with the same dims and eps, takes it (``take_layer_norm``), the slot
+# emptied: the same values, so the same bits.  Overwritten by the next forward; an input
+# changed in place before the backward is refused by its saved version, as without the
+# slot.  As Note [Cross-entropy softmax kept for the backward].
+_KEPT_NORM_SIZE = 1 << 18
+
+
 def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
     """The nn kernels of one backend (``ns`` a ``MetaNamespace`` for meta);
     ``fns["engine"](front, None, device)`` gives the random engine of the device's
@@ -80,6 +97,13 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     # backends give faster ones.
     row_sum = fns.get("row_sum", lambda a: xp.sum(a, axis=1))
     sum_all = fns.get("total", lambda a: xp.sum(a))
+    # Means over ``axes`` kept as dims of 1 (layer_norm): NumPy's np.mean is a Python
+    # wrapper (~5 us on [32, 64]); the CPU's is the mean kernel's sum and division.
+    mean_keep = fns.get("mean_keep", lambda a, axes: xp.mean(a, axis=axes, keepdims=True))
+    # ``keep_layer_norm(x, k, eps, xhat, rstd)``: told each layer_norm's input array (not
+    # a widened copy) and its statistics, unless the output is ``xhat`` itself (the CPU's
+    # Note [Layer norm's statistics kept for the backward]); None: nothing told.
+    keep_layer_norm = fns.get("keep_layer_norm")
     max_all = fns.get("max_all", lambda a: xp.max(a))
     asarray = ns.asarray
     min_all = fns.get("min_all", lambda a: xp.min(a))
@@ -173,14 +197,22 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             return make_meta(tuple(x.shape), dt, dev)
         a = _compute(x, dt)
         axes = tuple(range(x.ndim - k, x.ndim))
-        mean = xp.mean(a, axis=axes, keepdims=True)
-        centered = a - mean
-        var = xp.mean(centered * centered, axis=axes, keepdims=True)
-        out = centered / xp.sqrt(var + eps)
+        # The formula's steps (tensor/optable/nn.py, ``_layer_norm``), so the normalized
+        # input and the reciprocal deviation can serve its backward (Note [Layer norm's
+        # statistics kept for the backward]); PyTorch's kernel too multiplies by rstd.
+        centered = a - mean_keep(a, axes)
+        rstd = xp.reciprocal(xp.sqrt(mean_keep(centered * centered, axes) + eps))
+        xhat = centered * rstd
         if weight is not None:
-            out = out * _compute(weight._array, dt)
-        if bias is not None:
-            out = out + _compute(bias._array, dt)
+            out = xhat * _compute(weight._array, dt)
+            if bias is not None:
+                out += _compute(bias._array, dt)  # a new array of this call's: in place
+        elif bias is not None:
+            out = xhat + _compute(bias._array, dt)
+        else:
+            out = xhat
+        if keep_layer_norm is not None and out is not xhat and a is x:
+            keep_layer_norm(x, k, eps, xhat, rstd)
         return make(astype(out, dt, copy=False), dt, dev)
 
     def native_dropout(input: Any, p: float, train: Any) -> Any:

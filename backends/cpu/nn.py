@@ -85,7 +85,42 @@ def _sum_keep(a: np.ndarray, axis: int) -> np.ndarray:
     return _add_reduce(a, axis, None, None, True)
 
 
+def _mean_keep(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """The mean over ``axes`` kept as dims of 1, as the CPU mean kernel computes it
+    (NumPy's sum, then the division by the count): layer_norm's forward computes what
+    its formula's ``mean`` calls compute (Note [Layer norm's statistics kept for the
+    backward] in backends/common/nn.py)."""
+    count = 1
+    for axis in axes:
+        count *= a.shape[axis]
+    return _add_reduce(a, axes, None, None, True) / count  # type: ignore[no-any-return]
+
+
+_F32_F64 = (np.dtype(np.float32), np.dtype(np.float64))
+_kept_norm: list[Any] = [None]
+
+
+def _keep_layer_norm(x: Any, k: int, eps: float, xhat: Any, rstd: Any) -> None:
+    """Note [Layer norm's statistics kept for the backward] (backends/common/nn.py)."""
+    if type(x) is np.ndarray and x.dtype in _F32_F64 and x.size <= nn._KEPT_NORM_SIZE:
+        _kept_norm[0] = (x, k, eps, xhat, rstd)
+    else:
+        _kept_norm[0] = None
+
+
+def take_layer_norm(x: Any, k: int, eps: Any) -> Any:
+    """``(xhat, rstd)`` kept by the last layer_norm forward when its input was the array
+    ``x`` normalized over its last ``k`` dims with ``eps``, emptying the slot; else None."""
+    kept = _kept_norm[0]
+    if kept is not None and kept[0] is x and kept[1] == k and kept[2] == eps:
+        _kept_norm[0] = None
+        return kept[3], kept[4]
+    return None
+
+
 NN_FNS: dict[str, Any] = {
+    "mean_keep": _mean_keep,
+    "keep_layer_norm": _keep_layer_norm,
     "engine": engine,
     "row_sum": _row_sum,
     "total": _total,

@@ -792,3 +792,104 @@ def test_what_the_gelu_forward_does_not_keep(monkeypatch: pytest.MonkeyPatch) ->
     x = tt.ones(4)
     tt.nn.functional.gelu(x)
     assert cpu_elementwise._kept_gelu_erf[0][0] is x._array
+
+
+# -- layer_norm: the lane, and Note [Layer norm's statistics kept for the backward] ----------
+@settings(max_examples=150, deadline=None)
+@given(
+    shape=st.sampled_from([(3, 4), (2, 3, 4), (5,), (4, 1), (2, 1, 3)]),
+    k=st.sampled_from([1, 2]),
+    dtype=st.sampled_from(_DTYPES[:4]),
+    layout=st.sampled_from(["C", "T", "step"]),
+    affine=st.sampled_from(["both", "weight", "bias", "none"]),
+    wants=st.tuples(st.booleans(), st.booleans(), st.booleans()).filter(any),
+    eps=st.sampled_from([1e-5, 0.5]),
+    kept=st.booleans(),
+    special=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_layer_norm(
+    shape: tuple[int, ...],
+    k: int,
+    dtype: str,
+    layout: str,
+    affine: str,
+    wants: tuple[bool, bool, bool],
+    eps: float,
+    kept: bool,
+    special: bool,
+    seed: int,
+) -> None:
+    """The lane against the formula, with the forward's statistics taken from the slot
+    or computed again (``kept``), for every subset of inputs requiring grad."""
+    from backends.cpu import nn as cpu_nn
+
+    if k > len(shape):
+        return
+    rng = np.random.default_rng(seed)
+    norm = list(shape[len(shape) - k :])
+    x = _leafy(_tensor(rng, shape, dtype, layout), wants[0])
+    if special and x.numel() > 1:
+        with tt.no_grad():
+            flat = x.reshape(-1) if x.is_contiguous() else None
+            if flat is not None:
+                flat[0] = 1e30
+    w = b = None
+    if affine in ("both", "weight"):
+        w = tt.tensor(rng.standard_normal(norm), dtype=getattr(tt, dtype)).requires_grad_(wants[1])
+    if affine in ("both", "bias"):
+        b = tt.tensor(rng.standard_normal(norm), dtype=getattr(tt, dtype)).requires_grad_(wants[2])
+    out = tt.nn.functional.layer_norm(x, norm, w, b, eps)
+    if not out.requires_grad:
+        return
+    if not kept:
+        cpu_nn._kept_norm[0] = None
+    g = _tensor(rng, tuple(out.shape), dtype, "C")
+    took = _check_node(out, g, (x, w, b))
+    assert took == (dtype in ("float32", "float64"))
+
+
+def test_layer_norm_statistics_are_kept_for_an_affine_layer_only() -> None:
+    from backends.cpu import nn as cpu_nn
+
+    x = tt.tensor([[1.0, 2.0, 4.0], [0.5, -1.0, 3.0]], requires_grad=True)
+    w, b = tt.ones(3, requires_grad=True), tt.zeros(3, requires_grad=True)
+    cpu_nn._kept_norm[0] = None
+    out = tt.nn.functional.layer_norm(x, [3])  # the output is xhat itself: not kept
+    assert cpu_nn._kept_norm[0] is None
+    out = tt.nn.functional.layer_norm(x, [3], w, b)
+    assert cpu_nn._kept_norm[0][0] is x._array
+    assert cpu_nn.take_layer_norm(x._array, 3 - 2, 1e-5) is not None  # one dim, eps 1e-5
+    assert cpu_nn._kept_norm[0] is None  # taken once
+    out = tt.nn.functional.layer_norm(x, [3], w, b, 1e-3)
+    assert cpu_nn.take_layer_norm(x._array, 1, 1e-5) is None  # another eps
+    assert cpu_nn.take_layer_norm(x.detach()._array.copy(), 1, 1e-3) is None  # another array
+    cpu_nn._kept_norm[0] = None
+    tt.nn.functional.layer_norm(tt.ones(2, 3, dtype=tt.float16), [3], w.half(), b.half())
+    assert cpu_nn._kept_norm[0] is None  # a widened copy: not kept
+    out.sum().backward()
+
+
+def test_layer_norm_backward_with_and_without_the_kept_statistics() -> None:
+    """A training step's gradients are the same bits whether the backward took the
+    forward's statistics, computed them again, or ran the formula."""
+    from backends.cpu import nn as cpu_nn
+
+    rng = np.random.default_rng(5)
+    data = rng.standard_normal((6, 8)).astype(np.float32)
+    grads = []
+    for mode in ("kept", "computed", "formula"):
+        x = tt.tensor(data, requires_grad=True)
+        w = tt.tensor(np.linspace(0.5, 2, 8, dtype=np.float32), requires_grad=True)
+        b = tt.zeros(8, requires_grad=True)
+        out = tt.nn.functional.layer_norm(x, [8], w, b)
+        loss = (out * out).sum()
+        if mode == "computed":
+            cpu_nn._kept_norm[0] = None
+        if mode == "formula":
+            with fastpaths.disabled():
+                loss.backward()
+        else:
+            loss.backward()
+        grads.append([t.grad.numpy().tobytes() for t in (x, w, b)])
+    assert grads[0] == grads[1] == grads[2]
