@@ -385,11 +385,16 @@ def first_layer_calls(lib: Any) -> dict[str, Callable[[], Any]]:
 
 # -- other activations and losses ------------------------------------------------------------
 # The step with the activation or the loss users pick instead of relu and cross_entropy
-# (a regression's mean squared error written three ways), F.linear and SGD's update.
+# (a regression's mean squared error written three ways), F.linear and SGD's update; and
+# the relu step with a layer norm before the activation, dropout after it, or SGD's weight
+# decay (``g.add(p, alpha=wd)`` before the update, as torch.optim.SGD spells it).
 ACTIVATIONS = ("relu", "tanh", "sigmoid", "gelu")
 LOSSES = ("F.mse_loss", "((out - y) ** 2).mean()", "(out - y).abs().sum()")
 VARIANTS = [("gelu", "cross_entropy")] + [(a, "F.mse_loss") for a in ACTIVATIONS[1:]]
 VARIANTS += [("relu", loss) for loss in LOSSES]
+VARIANTS += [("layer_norm, relu", "cross_entropy"), ("relu, dropout", "cross_entropy")]
+VARIANTS += [("relu", "cross_entropy, weight decay")]
+WEIGHT_DECAY = 1e-4
 
 
 def variant_step(lib: Any, d: dict[str, np.ndarray], activation: str, loss: str) -> Any:
@@ -403,18 +408,25 @@ def variant_step(lib: Any, d: dict[str, np.ndarray], activation: str, loss: str)
     else:  # a regression target of the output's shape
         y = as_tensor(np.eye(classes, dtype=np.float32)[d["y"]])
     params = [as_tensor(a).requires_grad_() for a in _arrays(d, "F.linear")]
+    hidden = d["b1"].shape[0]
+    norm = [as_tensor(np.ones(hidden, np.float32)), as_tensor(np.zeros(hidden, np.float32))]
+    if activation.startswith("layer_norm"):
+        params += [t.requires_grad_() for t in norm]
     act = {
         "relu": lib.relu,
         "tanh": lib.tanh,
         "sigmoid": lib.sigmoid,
         "gelu": functional.gelu,
+        "layer_norm, relu": lambda h: lib.relu(functional.layer_norm(h, [hidden], *norm)),
+        "relu, dropout": lambda h: functional.dropout(lib.relu(h), 0.1, True),
     }[activation]
     linear = functional.linear
+    decay = loss.endswith("weight decay")
 
     def step() -> None:
-        w1, b1, w2, b2 = params
+        w1, b1, w2, b2 = params[:4]
         out = linear(act(linear(x, w1, b1)), w2, b2)
-        if loss == "cross_entropy":
+        if loss.startswith("cross_entropy"):
             value = functional.cross_entropy(out, y)
         elif loss == "F.mse_loss":
             value = functional.mse_loss(out, y)
@@ -425,7 +437,8 @@ def variant_step(lib: Any, d: dict[str, np.ndarray], activation: str, loss: str)
         value.backward()
         with lib.no_grad():
             for p in params:
-                p.add_(p.grad, alpha=-LR)
+                g = p.grad.add(p, alpha=WEIGHT_DECAY) if decay else p.grad
+                p.add_(g, alpha=-LR)
         for p in params:
             p.grad = None
 
