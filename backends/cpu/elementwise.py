@@ -33,11 +33,12 @@ __all__ = ["BINARY", "UNARY", "kernels"]
 # took 143 us against PyTorch's 10.6).  SciPy (a dependency, for BLAS) has erf as a
 # ufunc, whose float32 loop computes in double and rounds, as ``math.erf`` then the cast
 # do: the same float32 bits wherever the two doubles round alike, which is everywhere
-# but within a few double ulps of a float32 tie (none in 500,000 random and edge values,
-# tests/backends/test_erf_scipy.py; a NaN's sign is put back), at 7.5 ns an element.  Float64 keeps ``math.erf``:
-# SciPy's double erf is up to 3 ulps from it (PyTorch's is within 1), and erfc of both
-# dtypes keeps it too (SciPy's double erfc is far off in the tail).  ``scipy.special``
-# takes ~0.3 s to import, so on the first float32 erf, not at ``import tensor``.
+# but within a few double ulps of a float32 tie (none in 450,000 random and edge values,
+# tests/backends/test_erf_scipy.py), at 7.5 ns an element; SciPy drops a NaN's sign,
+# which is put back.  Float64 keeps ``math.erf``: SciPy's double erf is up to 3 ulps
+# from it (PyTorch's is within 1), and erfc of both dtypes keeps it too (SciPy's double
+# erfc is far off in the tail).  ``scipy.special`` takes ~0.3 s to import, so on the
+# first float32 erf, not at ``import tensor``.
 _F32 = np.dtype(np.float32)
 _SCIPY_ERF: Any = None  # scipy.special.erf once loaded; False: no SciPy
 

@@ -2,8 +2,8 @@
 
 Imports: NumPy, ``dispatch`` (the key bit and the thread state), ``backends.common``
 (the fast-path switch and the masking kernel the ``where`` fast path uses), the CPU's
-erf (``backends.cpu.elementwise``), and
-``tensor``'s ``_tensor`` and ``optable``.
+erf and the forward values it keeps (``backends.cpu.elementwise``, ``backends.cpu.nn``),
+and ``tensor``'s ``_tensor`` and ``optable``.
 
 Note [Backward lanes]
 ~~~~~~~~~~~~~~~~~~~~~
@@ -23,11 +23,11 @@ None and the formula runs.  One liberty: an input that does not require grad may
 None where the formula computes a gradient anyway (``mul``'s ``g * other`` for a
 constant ``self``): the engine passes nothing along an edge without a node.  Lanes:
 addmm, mm, matmul (matrices), add, sub, mul (tensors), neg, relu, tanh, sigmoid, exp,
-gelu (exact), abs, layer_norm,
-``x ** 2``, sum and mean (a loss's reductions, positional dims), transpose/t, and
-cross_entropy (class targets; with no row ignored, the CPU kernel's own arithmetic,
-``rows_grad``, without the kernel's checks, which the forward already made).  ``seed``
-makes ``loss.backward()``'s implicit gradient as the CPU ``ones_like`` kernel does.  ``OpNode.apply`` tries the lane only when grad mode is off
+gelu (exact), abs, layer_norm, ``x ** 2``, sum and mean (a loss's reductions,
+positional dims), transpose/t, and cross_entropy (class targets; with no row ignored,
+the CPU kernel's own arithmetic, ``rows_grad``, without the kernel's checks, which the
+forward already made).  ``seed`` makes ``loss.backward()``'s implicit gradient as the
+CPU ``ones_like`` kernel does.  ``OpNode.apply`` tries the lane only when grad mode is off
 (no graph to record), the fast paths are on (Note [Fast-path switch]) and the thread
 state is the default (no autocast, no Python mode: nothing that would reroute the
 formula's calls), and only for a call recorded with positional arguments (``node._args``).
