@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tensor as tt
 
@@ -66,6 +69,46 @@ def test_overlap_allowed_cases():
     assert tt.zeros(0).expand(3, 0).add_(1).shape == (3, 0)
     with pytest.raises(RuntimeError, match="more than one element"):
         tt.zeros(1, 2).expand(3, 2).add_(1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_overlap_quick_exit_is_the_rule(data):
+    """Note [Overlapping writes]: NumPy's byte-range test lets arrays whose ranges are
+    apart skip the rule's Python steps; on views of one buffer (slices with steps, negative
+    steps, transposes, expansions, reshapes), of two buffers, and of empty arrays, the
+    answer is the rule's own."""
+    from backends.common import overlap
+
+    base = np.arange(48, dtype=np.float32)
+    other = np.arange(48, dtype=np.float32)
+
+    def view(owner: np.ndarray) -> np.ndarray:
+        start = data.draw(st.integers(0, 47))
+        stop = data.draw(st.integers(start, 48))
+        step = data.draw(st.sampled_from([1, 1, 2, 3, -1]))
+        v = (
+            owner[start:stop:step]
+            if step > 0
+            else owner[stop - 1 : start - 1 if start else None : -1]
+        )
+        kind = data.draw(st.sampled_from(["flat", "matrix", "T", "expand"]))
+        if kind != "flat" and v.size % 2 == 0 and v.size:
+            v = v.reshape(2, -1)
+            if kind == "T":
+                v = v.T
+            elif kind == "expand":
+                v = np.broadcast_to(v[:1], v.shape)
+        return v
+
+    written = view(base)
+    read = view(data.draw(st.sampled_from([base, other])))
+    want = (
+        overlap._overlap_rule(written, read)
+        if not (written is read or (written.base is None and read.base is None))
+        else False
+    )
+    assert overlap.partial_overlap(written, read) == want
 
 
 def test_cpu_index_zero():
