@@ -227,7 +227,11 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         rng = engine(front, None, dev)  # type: ignore[misc]
         keep = rng.random(x.shape) >= p
         scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
-        out = xp.where(keep, _compute(x, dt) * scale, 0)
+        # PyTorch's ``input.mul(mask).mul_(scale)``: a dropped element is ``x * 0``, so
+        # NaN for NaN and infinities, -0.0 for negatives (a select gave 0 for all of them).
+        a = _compute(x, dt)
+        out = a * (retype(keep, a.dtype) if ns.standard else keep)  # the standard: no bools
+        out *= scale  # in arithmetic; NumPy and CuPy take them as 0 and 1
         return make(astype(out, dt), dt, dev), make(keep, bool_, dev)
 
     def embedding(
