@@ -135,6 +135,7 @@ class Formulas:
         retype: Any = None,
         standard: bool = False,
         erf: Any = None,
+        keep_gelu_erf: Any = None,
     ) -> None:
         self.xp = xp
         # A plug-in device's Namespace gives the standard's spellings of ``x.dtype.kind``
@@ -163,7 +164,7 @@ class Formulas:
         self._fast_erf = erf
         # ``keep_gelu_erf(x, e)``: told each exact gelu's input and its ``erf(x / sqrt 2)``
         # (the CPU's Note [Gelu's erf kept for the backward]); None: nothing told.
-        self.keep_gelu_erf: Any = None
+        self._keep_gelu_erf = keep_gelu_erf
 
     # -- unary --------------------------------------------------------------------------------
     def rsqrt(self, x: Any) -> Any:
@@ -239,7 +240,7 @@ class Formulas:
         xp = self.xp
         if approximate == "none":
             e = self.erf(x * self._scalar(x, _SQRT_HALF))
-            keep = self.keep_gelu_erf
+            keep = self._keep_gelu_erf
             if keep is not None:
                 keep(x, e)
             return 0.5 * x * (1 + e)

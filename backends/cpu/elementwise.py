@@ -65,8 +65,6 @@ def _float32_erf(x: Any) -> Any:
     return None
 
 
-F = Formulas(np, erf=_float32_erf)
-
 # Note [Gelu's erf kept for the backward]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # The exact gelu's forward computes ``erf(x / sqrt 2)`` and its backward computes it
@@ -103,7 +101,7 @@ def take_gelu_erf(x: Any) -> Any:
     return None
 
 
-F.keep_gelu_erf = _keep_gelu_erf
+F = Formulas(np, erf=_float32_erf, keep_gelu_erf=_keep_gelu_erf)
 
 # Note [Maximum against zeros]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~

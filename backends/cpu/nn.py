@@ -85,11 +85,11 @@ def _sum_keep(a: np.ndarray, axis: int) -> np.ndarray:
     return _add_reduce(a, axis, None, None, True)
 
 
-def _mean_keep(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+def mean_keep(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """The mean over ``axes`` kept as dims of 1, as the CPU mean kernel computes it
-    (NumPy's sum, then the division by the count): layer_norm's forward computes what
-    its formula's ``mean`` calls compute (Note [Layer norm's statistics kept for the
-    backward] in backends/common/nn.py)."""
+    (NumPy's sum, then the division by the count): layer_norm's forward and its backward
+    lane compute with it what the formula's ``mean`` calls compute (Note [Layer norm's
+    statistics kept for the backward] in backends/common/nn.py)."""
     count = 1
     for axis in axes:
         count *= a.shape[axis]
@@ -119,7 +119,7 @@ def take_layer_norm(x: Any, k: int, eps: Any) -> Any:
 
 
 NN_FNS: dict[str, Any] = {
-    "mean_keep": _mean_keep,
+    "mean_keep": mean_keep,
     "keep_layer_norm": _keep_layer_norm,
     "engine": engine,
     "row_sum": _row_sum,

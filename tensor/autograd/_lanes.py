@@ -57,6 +57,7 @@ from backends.common.nn import REDUCTIONS
 from backends.common.ternary import zero_mask_fn
 from backends.cpu.elementwise import F as _cpu_formulas
 from backends.cpu.elementwise import take_gelu_erf as _take_gelu_erf
+from backends.cpu.nn import mean_keep as _mean_keep
 from backends.cpu.nn import take_layer_norm as _take_layer_norm
 from dispatch import REQUIRES_GRAD_BIT, DispatchKey, DispatchKeySet, _tls, ops
 
@@ -366,42 +367,30 @@ def _result_arrays(g: Any, out: Any) -> Any:
     return ga, oa
 
 
-def tanh_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
-    # ``g * (1 - out * out)``: the mul kernel's product, the rsub kernel's ``1 - t``.
-    arrays = _result_arrays(g, out)
-    if arrays is None:
-        return None
-    ga, oa = arrays
-    return (make(ga * (1 - oa * oa), g._dtype, g._device),)
+def _of_result(name: str, grad: Callable[[Any, Any], Any]) -> Lane:
+    """The lane of a one-input formula that reads only its result: ``grad(g, out)`` on
+    the arrays, each step as the mul and rsub kernels compute it."""
+
+    def lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+        arrays = _result_arrays(g, out)
+        if arrays is None:
+            return None
+        ga, oa = arrays
+        return (make(grad(ga, oa), g._dtype, g._device),)
+
+    lane.__name__ = lane.__qualname__ = name
+    return lane
 
 
-def sigmoid_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
-    # ``g * out * (1 - out)``, left to right.
-    arrays = _result_arrays(g, out)
-    if arrays is None:
-        return None
-    ga, oa = arrays
-    return (make(ga * oa * (1 - oa), g._dtype, g._device),)
-
-
-def exp_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
-    # ``g * out``.
-    arrays = _result_arrays(g, out)
-    if arrays is None:
-        return None
-    ga, oa = arrays
-    return (make(ga * oa, g._dtype, g._device),)
-
-
-def _mean_keep(a: Any, dims: tuple[int, ...], count: int) -> Any:
-    """The CPU mean kernel's ``mean(a, dims, keepdim=True)``: NumPy's sum, then the
-    division by the count (backends/common/reduction.py's composed mean)."""
-    return _reduce(a, dims, None, None, True) / count
+tanh_lane = _of_result("tanh_lane", lambda ga, oa: ga * (1 - oa * oa))  # g * (1 - out * out)
+sigmoid_lane = _of_result("sigmoid_lane", lambda ga, oa: ga * oa * (1 - oa))  # left to right
+exp_lane = _of_result("exp_lane", lambda ga, oa: ga * oa)  # g * out
 
 
 def layer_norm_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     # ``_layer_norm``'s formula, each operator call as its CPU kernel computes it: the
-    # mean kernel's sum and division, ``rsqrt`` as reciprocal of sqrt, ``grad_for``'s sum
+    # mean kernel's sum and division (the forward's own ``mean_keep``), ``rsqrt`` as
+    # reciprocal of sqrt, ``grad_for``'s sum
     # over the leading dims.  ~20 dispatched calls (~80 us on [32, 64]) become NumPy's.
     n = len(args)
     if n < 2:
@@ -420,15 +409,12 @@ def layer_norm_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     if not k or lead < 0 or ga.shape != xa.shape or not xa.size:
         return None
     dims = tuple(range(lead, xa.ndim))
-    count = 1
-    for size in xa.shape[lead:]:
-        count *= size
     kept = _take_layer_norm(xa, k, eps)  # Note [Layer norm's statistics kept ...]
     if kept is not None:
         xhat, rstd = kept
     else:
-        centered = xa - _mean_keep(xa, dims, count)
-        rstd = np.reciprocal(np.sqrt(_mean_keep(centered * centered, dims, count) + eps))
+        centered = xa - _mean_keep(xa, dims)
+        rstd = np.reciprocal(np.sqrt(_mean_keep(centered * centered, dims) + eps))
         xhat = centered * rstd
     leading = tuple(range(lead))
     gw = gb = gx = None
@@ -439,7 +425,7 @@ def layer_norm_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
         gb = make(_reduce(ga, leading, None, None, False), g._dtype, g._device) if lead else g
     if x._dispatch_bits & _RG:
         gh = ga * w._array if w is not None else ga
-        t = gh - _mean_keep(gh, dims, count) - xhat * _mean_keep(gh * xhat, dims, count)
+        t = gh - _mean_keep(gh, dims) - xhat * _mean_keep(gh * xhat, dims)
         gx = make(rstd * t, g._dtype, g._device)
     return gx, gw, gb
 
