@@ -394,6 +394,10 @@ VARIANTS = [("gelu", "cross_entropy")] + [(a, "F.mse_loss") for a in ACTIVATIONS
 VARIANTS += [("relu", loss) for loss in LOSSES]
 VARIANTS += [("layer_norm, relu", "cross_entropy"), ("relu, dropout", "cross_entropy")]
 VARIANTS += [("relu", "cross_entropy, weight decay")]
+VARIANTS += [
+    ("relu", "cross_entropy, label_smoothing=0.1"),
+    ("relu", "cross_entropy, probabilities"),
+]
 WEIGHT_DECAY = 1e-4
 
 
@@ -403,7 +407,10 @@ def variant_step(lib: Any, d: dict[str, np.ndarray], activation: str, loss: str)
     as_tensor = (lambda a: lib.from_numpy(a.copy())) if lib is not tt else tt.tensor
     x = as_tensor(d["x"])
     classes = d["w2"].shape[1]
-    if loss == "cross_entropy":
+    if loss == "cross_entropy, probabilities":  # soft targets (distillation, mixup)
+        soft = np.random.default_rng(1).random((len(d["y"]), classes), dtype=np.float32)
+        y = as_tensor(soft / soft.sum(1, keepdims=True))
+    elif loss.startswith("cross_entropy"):  # class indices
         y = as_tensor(d["y"])
     else:  # a regression target of the output's shape
         y = as_tensor(np.eye(classes, dtype=np.float32)[d["y"]])
@@ -422,12 +429,13 @@ def variant_step(lib: Any, d: dict[str, np.ndarray], activation: str, loss: str)
     }[activation]
     linear = functional.linear
     decay = loss.endswith("weight decay")
+    smoothing = 0.1 if loss.endswith("label_smoothing=0.1") else 0.0
 
     def step() -> None:
         w1, b1, w2, b2 = params[:4]
         out = linear(act(linear(x, w1, b1)), w2, b2)
         if loss.startswith("cross_entropy"):
-            value = functional.cross_entropy(out, y)
+            value = functional.cross_entropy(out, y, label_smoothing=smoothing)
         elif loss == "F.mse_loss":
             value = functional.mse_loss(out, y)
         elif loss == "((out - y) ** 2).mean()":

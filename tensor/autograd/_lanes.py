@@ -451,14 +451,14 @@ def t_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
 
 
 def cross_entropy_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
-    # ``_cross_entropy``'s first case (class targets, no weights or smoothing, no graph
-    # recorded): the fused kernel, without binding the call or the packet.  A batch of
-    # (N, C) logits whose targets are all >= 0 with a negative ignore_index (the default
-    # -100: no row ignored) goes straight to the CPU kernel's arithmetic (``rows_grad``,
-    # the same function its fast path calls, so the same bits): the forward that recorded
-    # this node already checked the targets' range (a target >= C still raises in the
-    # arithmetic; then the kernel runs and raises PyTorch's error).  Anything else: the
-    # kernel, called as the formula calls it.
+    # ``_cross_entropy``'s first case (no weights, no graph recorded, a target that does
+    # not require grad): the fused kernel, without binding the call or the packet.  A
+    # batch of (N, C) logits whose class targets are all >= 0 with a negative
+    # ignore_index (the default -100: no row ignored) goes straight to the CPU kernel's
+    # arithmetic (``rows_grad``, the same function its fast path calls, so the same
+    # bits): the forward that recorded this node already checked the targets' range (a
+    # target >= C still raises in the arithmetic; then the kernel runs and raises
+    # PyTorch's error).  Anything else: the kernel, called as the formula calls it.
     n = len(args)
     if n < 2 or n > 6:
         return None
@@ -467,10 +467,15 @@ def cross_entropy_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     reduction = args[3] if n > 3 else 1
     ignore = args[4] if n > 4 else -100
     eps = args[5] if n > 5 else 0.0
-    if weight is not None or eps or type(target) is not Tensor:
+    if weight is not None or type(target) is not Tensor or not _plain(g, x):
         return None
-    if target._dtype.is_floating_point or not _plain(g, x):
+    if type(eps) is not float and type(eps) is not int:
         return None
+    eps = float(eps) if eps > 0 else 0.0  # the formula's rule: PyTorch smooths only above 0
+    if target._dtype.is_floating_point:  # class probabilities
+        if target._dispatch_bits & _RG:
+            return None  # the formula computes the target's gradient too
+        return _CROSS_ENTROPY_BACKWARD(g, x, target, reduction, ignore, eps), None, None
     mode = REDUCTIONS.get(reduction) if type(reduction) is int else None
     a, t, ga = x._array, target._array, g._array
     if (
@@ -488,12 +493,12 @@ def cross_entropy_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
         rows_grad = getattr(_CROSS_ENTROPY_BACKWARD.below(_CPU_BITS), "rows_grad", None)
         if rows_grad is not None:
             try:
-                p = rows_grad(a, t, ga, mode)
+                p = rows_grad(a, t, ga, mode, eps)
             except IndexError:
                 p = None  # a target >= C: the kernel raises PyTorch's error
             if p is not None:
                 return make(p, x._dtype, x._device), None, None
-    return _CROSS_ENTROPY_BACKWARD(g, x, target, reduction, ignore), None, None
+    return _CROSS_ENTROPY_BACKWARD(g, x, target, reduction, ignore, eps), None, None
 
 
 _CROSS_ENTROPY_BACKWARD = ops.core._cross_entropy_backward.default

@@ -161,11 +161,14 @@ def _cross_entropy(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
     input gradient is ``G_i * (p[i, c] * sum_c a[i, c] - a[i, c])``."""
     x, target, weight = a["self"], a["target"], a["weight"]
     reduction, ignore, eps = a["reduction"], a["ignore_index"], a["label_smoothing"]
+    eps = eps if eps > 0 else 0.0  # PyTorch smooths nothing for 0, a negative value or NaN
     cdim = 0 if x.ndim == 1 else 1
     n_classes = x.shape[cdim]
+    if weight is None and not _grad.records_graph() and not needs(target):
+        # The kernel (class targets or probabilities, smoothed or not); the forward
+        # has refused a label_smoothing above 1.
+        return core._cross_entropy_backward(g, x, target, reduction, ignore, eps), None, None
     if weight is None and not eps and not target.dtype.is_floating_point:
-        if not _grad.records_graph():
-            return core._cross_entropy_backward(g, x, target, reduction, ignore), None, None
         return _cross_entropy_classes(g, x, target, reduction, ignore, cdim), None, None
     logp = core.log_softmax.int(x, cdim)
     w = None
@@ -287,14 +290,15 @@ _LOSSES: tuple[OpInfo, ...] = (
         "SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor",
         function=None, grad=_cross_entropy, autocast={"cpu": "fp32"},
     ),
-    # The input gradient of cross_entropy_loss with class targets, without weights or
-    # label smoothing, in one kernel (PyTorch splits it into nll_loss_backward and
-    # _log_softmax_backward_data).  cross_entropy's formula calls it when the backward
-    # records no graph; with create_graph it differentiates a composite instead.
+    # The input gradient of cross_entropy_loss without class weights (class targets or
+    # probabilities, label smoothing or none) in one kernel (PyTorch differentiates
+    # nll_loss, the smoothing's sum and _log_softmax_backward_data).  cross_entropy's
+    # formula calls it when the backward records no graph; with create_graph it
+    # differentiates a composite instead.
     _nn(
         "_cross_entropy_backward",
         "_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, "
-        "int reduction=1, SymInt ignore_index=-100) -> Tensor",
+        "int reduction=1, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor",
         function=None,
         grad=NoFormula("a backward kernel: cross_entropy's formula calls it only when "
                        "the backward records no graph; with create_graph it differentiates "

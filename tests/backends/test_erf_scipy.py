@@ -27,7 +27,18 @@ def _by_math(x: np.ndarray) -> np.ndarray:
 
 
 def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    """The same bits, a NaN's payload aside (its sign counts): ``math.erf`` returns a NaN
+    input itself, payload and all, SciPy a NaN of its own (PyTorch's kernels keep no
+    payload either); hypothesis found a float32 NaN whose payload survived only the first."""
+
+    def canonical(x: np.ndarray) -> np.ndarray:
+        return np.where(np.isnan(x), np.copysign(np.array(np.nan, x.dtype), x), x)
+
+    return (
+        a.dtype == b.dtype
+        and a.shape == b.shape
+        and canonical(a).tobytes() == canonical(b).tobytes()
+    )
 
 
 def test_float32_erf_is_math_erf_rounded_on_many_values() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import ml_dtypes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,7 +34,18 @@ def test_clamp_with_numbers(x: Any, lo: Any, hi: Any) -> None:
             return out, a.grad
         return out
 
-    same_both_ways(call, x, torch_call=None if _huge(lo, hi) else call)
+    same_both_ways(call, x, torch_call=None if _huge(lo, hi) or _nan_beside(x, lo, hi) else call)
+
+
+def _nan_beside(x: Any, lo: Any, hi: Any) -> bool:
+    """PyTorch checks the bounds' range only when neither is NaN: ``clamp(1e30, nan)`` of
+    a float16 tensor gives NaN there, where ours raises the overflow error it raises for
+    ``clamp(1e30, 2.0)`` (PyTorch's too); left out of the comparison with it."""
+    if not x.dtype.is_floating_point:
+        return False
+    big = float(ml_dtypes.finfo(x.dtype.numpy_dtype).max)
+    nan = any(type(b) is float and math.isnan(b) for b in (lo, hi))
+    return nan and any(type(b) is float and math.isfinite(b) and abs(b) > big for b in (lo, hi))
 
 
 def _huge(*bounds: Any) -> bool:

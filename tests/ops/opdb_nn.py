@@ -206,13 +206,25 @@ def _layer_norm_samples(dtype: str, rng: np.random.Generator) -> list[Sample]:
     ]
 
 
-def _ce_backward(g: Any, x: Any, t: Any, reduction: int = 1, ignore_index: int = -100) -> Any:
-    """d cross_entropy / d x: softmax minus one-hot on the kept rows, times the gradient."""
+def _ce_backward(
+    g: Any, x: Any, t: Any, reduction: int = 1, ignore_index: int = -100,
+    label_smoothing: float = 0.0,
+) -> Any:  # fmt: skip
+    """d cross_entropy / d x: softmax times the coefficients' sum minus the coefficients
+    (the smoothed one-hot on the kept rows, or the smoothed probabilities), times the
+    gradient."""
     cdim = 0 if x.ndim == 1 else 1
+    classes = x.shape[cdim]
+    eps = label_smoothing if label_smoothing > 0 else 0.0
     p = np.exp(_log_softmax(x, cdim))
-    keep = t != ignore_index
-    hot = np.moveaxis(np.eye(x.shape[cdim])[np.where(keep, t, 0)], -1, cdim)
-    grad = (p - hot) * np.expand_dims(keep, cdim)
+    if not np.issubdtype(np.asarray(t).dtype, np.integer):  # probabilities (bfloat16 too)
+        c = up(t).astype(np.float64) * (1 - eps) + eps / classes
+        keep = np.ones(p.shape[:cdim] + p.shape[cdim + 1 :], bool)
+    else:
+        keep = t != ignore_index
+        hot = np.moveaxis(np.eye(classes)[np.where(keep, t, 0)], -1, cdim)
+        c = (hot * (1 - eps) + eps / classes) * np.expand_dims(keep, cdim)
+    grad = p * c.sum(cdim, keepdims=True) - c
     g = up(g).astype(np.float64)
     if reduction == 0:
         return grad * np.expand_dims(g, cdim)
@@ -220,13 +232,18 @@ def _ce_backward(g: Any, x: Any, t: Any, reduction: int = 1, ignore_index: int =
 
 
 def _torch_ce_backward(
-    torch: Any, g: Any, x: Any, t: Any, reduction: int = 1, ignore_index: int = -100
-) -> Any:
+    torch: Any, g: Any, x: Any, t: Any, reduction: int = 1, ignore_index: int = -100,
+    label_smoothing: float = 0.0,
+) -> Any:  # fmt: skip
     """PyTorch's own gradient of cross_entropy, through its autograd."""
     leaf = x.detach().requires_grad_()
     with torch.enable_grad():
         loss = torch.nn.functional.cross_entropy(
-            leaf, t, reduction=("none", "mean", "sum")[reduction], ignore_index=ignore_index
+            leaf,
+            t,
+            reduction=("none", "mean", "sum")[reduction],
+            ignore_index=ignore_index,
+            label_smoothing=label_smoothing,
         )
     return torch.autograd.grad(loss, leaf, g)[0]
 
@@ -248,6 +265,12 @@ def _ce_backward_samples(dtype: str, rng: np.random.Generator) -> list[Sample]:
         _s(_v(dtype, rng, 2, 4), _v(dtype, rng, 2, 3, 4), _targets(rng, 3, 2, 4), 0,
            name="spatial"),
         _s(one, _v(dtype, rng, 4), _targets(rng, 4), name="unbatched"),
+        _s(one, x, t, 1, -100, 0.2, name="smoothing"),
+        _s(_v(dtype, rng, 5), x, t_ignored, 0, -100, 0.3, name="smoothing-ignore-none"),
+        _s(one, x, t, 1, -100, -0.5, name="negative-smoothing"),
+        _s(one, x, values(dtype, (5, 4), rng, 0, 1), name="probabilities"),
+        _s(_v(dtype, rng, 2, 4), _v(dtype, rng, 2, 3, 4), values(dtype, (2, 3, 4), rng, 0, 1),
+           0, -100, 0.1, name="probabilities-spatial-smoothing"),
         _s(one, x, _targets(rng, 4, 3), name="batch-mismatch"),
         _out_of_range(_s(one, x, np.array([0, 1, 2, 3, 4]), name="target-out-of-range")),
         _s(_v(dtype, rng, 5), x, t, name="grad-shape"),

@@ -435,7 +435,7 @@ def test_transpose(
     _check_node(out, g)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     batch=st.integers(1, 5),
     classes=st.integers(1, 5),
@@ -443,8 +443,9 @@ def test_transpose(
     reduction=st.sampled_from(["mean", "sum", "none"]),
     ignore=st.sampled_from([-100, 0]),
     weighted=st.booleans(),
-    smoothing=st.sampled_from([0.0, 0.1]),
+    smoothing=st.sampled_from([0.0, 0.1, 1.0, -0.2]),
     ignored_row=st.booleans(),
+    probabilities=st.sampled_from([None, "leaf", "requires grad"]),
     seed=st.integers(0, 2**16),
 )
 def test_cross_entropy(
@@ -456,24 +457,57 @@ def test_cross_entropy(
     weighted: bool,
     smoothing: float,
     ignored_row: bool,
+    probabilities: str | None,
     seed: int,
 ) -> None:
     # ``ignored_row``: the first target is the ignore_index, so the lane's arithmetic
     # (every target >= 0 under a negative ignore_index: no row ignored) must not run.
+    # ``probabilities``: class probabilities as the target, requiring grad or not (then
+    # the formula computes the target's gradient too, and the lane must decline).  A
+    # negative label_smoothing smooths nothing (PyTorch's rule), in the lane as in the
+    # formula.
     rng = np.random.default_rng(seed)
     x = _leafy(_tensor(rng, (batch, classes), dtype, "C"), True)
-    targets = rng.integers(0, classes, batch)
-    if ignored_row:
-        targets[0] = ignore
-    y = tt.tensor(targets)
+    if probabilities is None:
+        targets = rng.integers(0, classes, batch)
+        if ignored_row:
+            targets[0] = ignore
+        y = tt.tensor(targets)
+    else:  # an ignore_index >= 0 is refused with probabilities, as in PyTorch
+        y = tt.tensor(rng.random((batch, classes)), dtype=getattr(tt, dtype))
+        y.requires_grad_(probabilities == "requires grad")
+        ignore = -100
     weight = _tensor(rng, (classes,), dtype, "C").abs() if weighted else None
     out = tt.nn.functional.cross_entropy(
         x, y, weight=weight, reduction=reduction, ignore_index=ignore, label_smoothing=smoothing
     )
     g = _tensor(rng, tuple(out.shape), dtype, "C")
-    took = _check_node(out, g)
-    if dtype in ("float32", "float64") and not weighted and not smoothing:
+    took = _check_node(out, g, (x, y))
+    if dtype in ("float32", "float64") and not weighted and probabilities != "requires grad":
         assert took
+    if probabilities == "requires grad":
+        assert not took
+
+
+@pytest.mark.parametrize("smoothing", [-0.2, float("nan"), 0.0, 0.1, 1.0])
+@pytest.mark.parametrize("target", ["classes", "probabilities"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cross_entropy_lane_smoothing_rule(smoothing: float, target: str, dtype: str) -> None:
+    """Both sides of the lane's smoothing rule, every case taken by the lane: 0, a negative
+    value and NaN smooth nothing (PyTorch's rule: the gradient is the unsmoothed one), a
+    value in (0, 1] smooths; the lane gives the formula's bits."""
+    rng = np.random.default_rng(3)
+    x = _leafy(_tensor(rng, (5, 4), dtype, "C"), True)
+    if target == "classes":
+        y = tt.tensor(rng.integers(0, 4, 5))
+    else:
+        y = tt.tensor(rng.random((5, 4)), dtype=getattr(tt, dtype))
+    F = tt.nn.functional
+    g = _tensor(rng, (), dtype, "C")
+    assert _check_node(F.cross_entropy(x, y, label_smoothing=smoothing), g, (x, y))
+    (got,) = tt.autograd.grad(F.cross_entropy(x, y, label_smoothing=smoothing), x, g)
+    (plain,) = tt.autograd.grad(F.cross_entropy(x, y), x, g)
+    assert (got._array.tobytes() == plain._array.tobytes()) == (not smoothing > 0)
 
 
 # -- end to end ---------------------------------------------------------------------------------
