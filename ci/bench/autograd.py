@@ -453,6 +453,49 @@ def variant_step(lib: Any, d: dict[str, np.ndarray], activation: str, loss: str)
     return step
 
 
+# -- single ops' forward and backward ---------------------------------------------------------
+# The ops users put into a model besides linear layers and the loss, each as
+# ``op(x).sum().backward()`` on a [32, 64] float32 input that requires grad: what a step
+# pays for them, forward and backward together.
+def layer_ops(lib: Any) -> dict[str, Callable[[], Any]]:
+    rng = np.random.default_rng(3)
+    as_tensor = (lambda a: lib.from_numpy(a.copy())) if lib is not tt else tt.tensor
+    x = as_tensor(rng.standard_normal((32, 64), dtype=np.float32)).requires_grad_()
+    table = as_tensor(rng.standard_normal((1000, 64), dtype=np.float32)).requires_grad_()
+    tokens = as_tensor(rng.integers(0, 1000, (32, 16)))
+    logits = as_tensor(rng.standard_normal((32, 10), dtype=np.float32)).requires_grad_()
+    classes = as_tensor(rng.integers(0, 10, 32))
+    soft = rng.random((32, 10), dtype=np.float32)
+    probabilities = as_tensor(soft / soft.sum(1, keepdims=True))
+    functional = lib.nn.functional
+
+    def run(fn: Callable[[], Any], leaf: Any) -> Callable[[], None]:
+        def call() -> None:
+            fn().sum().backward()
+            leaf.grad = None
+
+        return call
+
+    return {
+        "F.embedding(tokens [32, 16], table [1000, 64])": run(
+            lambda: functional.embedding(tokens, table), table
+        ),
+        "x[:, :32]": run(lambda: x[:, :32], x),
+        "x[:, 0]": run(lambda: x[:, 0], x),
+        "F.softmax(x, 1)": run(lambda: functional.softmax(x, 1), x),
+        "F.log_softmax(x, 1)": run(lambda: functional.log_softmax(x, 1), x),
+        "F.silu(x)": run(lambda: functional.silu(x), x),
+        "F.softplus(x)": run(lambda: functional.softplus(x), x),
+        "x.max(1).values": run(lambda: x.max(1).values, x),
+        "F.cross_entropy(logits, y, label_smoothing=0.1)": run(
+            lambda: functional.cross_entropy(logits, classes, label_smoothing=0.1), logits
+        ),
+        "F.cross_entropy(logits, probabilities)": run(
+            lambda: functional.cross_entropy(logits, probabilities), logits
+        ),
+    }
+
+
 def check_numpy_steps() -> None:
     """Each hand-written step computes what ours does: parameters after three steps agree
     (a floor that skipped work would not be a floor)."""
@@ -592,6 +635,20 @@ def main() -> None:
             )
         else:
             row += f"{'-':>10}{'-':>8}{t[1] * 1e6:>9.1f}us{'-':>12}"
+        print(row)
+    print(
+        f"\n{'one op, forward and backward ([32, 64] unless named)':<58}{'ours':>10}{'torch':>10}"
+        f"{'ratio':>8}"
+    )
+    ours_ops = layer_ops(tt)
+    theirs_ops = layer_ops(torch) if torch is not None else {}
+    for name, fn in ours_ops.items():
+        if args.only not in name:
+            continue
+        fns = [fn] + ([theirs_ops[name]] if torch is not None else [])
+        t = interleaved(fns, number * 2, rounds)
+        row = f"{name:<58}{t[0] * 1e6:>8.1f}us"
+        row += f"{t[1] * 1e6:>8.1f}us{t[0] / t[1]:>8.2f}" if torch is not None else ""
         print(row)
     print(
         "\nsteps: ours, PyTorch's, their ratio, the spelling by hand in NumPy, its ratio to"

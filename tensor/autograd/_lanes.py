@@ -355,6 +355,19 @@ def abs_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     return (make(ga * _cpu_formulas.sign(xa), g._dtype, g._device),)
 
 
+def silu_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # ``g * sigmoid(x) * (1 + x * (1 - sigmoid(x)))``, left to right, the CPU sigmoid
+    # kernel's formula (computed once: the formula's two calls give the same bits) and
+    # NumPy's arithmetic with the Python numbers (weak scalars, as the kernels take them).
+    if len(args) != 1 or not _plain(g, args[0]):
+        return None
+    xa, ga = args[0]._array, g._array
+    if xa.shape != ga.shape or not xa.ndim:
+        return None
+    s = _cpu_formulas.sigmoid(xa)
+    return (make(ga * s * (1 + xa * (1 - s)), g._dtype, g._device),)
+
+
 def _result_arrays(g: Any, out: Any) -> Any:
     """``(g's array, the saved output's array)`` for a formula that reads its result, of
     one shape with at least one dimension (0-d arrays' arithmetic gives NumPy scalars);
@@ -440,6 +453,90 @@ def transpose_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     if not (d0 - d1) % 2:
         return None
     return (_view_t(g),)
+
+
+def _softmax_dim(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    """``(g's array, the output's array, dim)`` of a ``softmax.int``/``log_softmax.int``
+    call with an int dim and no dtype (its gradient keeps the dtype: ``cast_like`` is
+    the identity), or None."""
+    n = len(args)
+    if not 2 <= n <= 3 or (n == 3 and args[2] is not None):
+        return None
+    arrays = _result_arrays(g, out)
+    d = args[1]
+    if arrays is None or type(d) is not int or not -arrays[1].ndim <= d < arrays[1].ndim:
+        return None
+    return arrays[0], arrays[1], d % arrays[1].ndim
+
+
+def softmax_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # ``_softmax``: ``out * (g - sum(g * out, [d], True))``, the sum kernel's one-axis
+    # add.reduce.
+    taken = _softmax_dim(g, args, out)
+    if taken is None:
+        return None
+    ga, oa, d = taken
+    return (make(oa * (ga - _reduce(ga * oa, d, None, None, True)), g._dtype, g._device),)
+
+
+def log_softmax_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # ``_log_softmax``: ``g - exp(out) * sum(g, [d], True)``.
+    taken = _softmax_dim(g, args, out)
+    if taken is None:
+        return None
+    ga, oa, d = taken
+    grad = ga - np.exp(oa) * _reduce(ga, d, None, None, True)
+    return (make(grad, g._dtype, g._device),)
+
+
+def _scattered(g: Any, x: Any, d: int, key: Any) -> Any:
+    """Zeros of ``x``'s shape in ``g``'s dtype with ``g`` written at ``key`` along dim ``d``
+    (a slice or an index): what ``_slice``'s scatter and ``_select``'s where give, both
+    copies of ``g``'s elements (NaN, -0.0 and all) into zeros."""
+    z = np.zeros(x._array.shape, g._array.dtype)
+    z[(slice(None),) * d + (key,)] = g._array
+    return make(z, g._dtype, g._device)
+
+
+def slice_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # ``x[:, :32]``, ``x[1:3]``, ``x.narrow(...)``: ``_slice``'s zeros with ``g`` at the
+    # slice (its formula builds an arange index, expands it and scatters).  The formula
+    # returns ``g`` itself for a slice that keeps every element, and takes empty ones.
+    n = len(args)
+    if not 2 <= n <= 5 or not _plain(g):
+        return None
+    x, d = args[0], args[1]
+    start = args[2] if n > 2 else None
+    end = args[3] if n > 3 else None
+    step = args[4] if n > 4 else 1
+    if type(d) is not int or type(step) is not int or type(x) is not Tensor:
+        return None
+    if (start is not None and type(start) is not int) or (end is not None and type(end) is not int):
+        return None
+    shape = x._array.shape
+    if not -len(shape) <= d < len(shape) or step <= 0:
+        return None
+    d %= len(shape)
+    key = slice(*slice(start, end, step).indices(shape[d]))
+    if g._array.shape == shape or not len(range(key.start, key.stop, key.step)):
+        return None
+    return (_scattered(g, x, d, key),)
+
+
+def select_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # ``x[3]``, ``x[:, 0]``: ``_select``'s where of ``g`` at the index and zeros elsewhere.
+    if len(args) != 3 or not _plain(g):
+        return None
+    x, d, index = args
+    if type(d) is not int or type(index) is not int or type(x) is not Tensor:
+        return None
+    shape = x._array.shape
+    if not -len(shape) <= d < len(shape):
+        return None
+    d %= len(shape)
+    if not shape[d]:
+        return None
+    return (_scattered(g, x, d, index % shape[d]),)
 
 
 def t_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
@@ -541,8 +638,12 @@ LANES: dict[Any, Lane] = {
     _elementwise._mul: mul_lane,
     _shape._transpose: transpose_lane,
     _shape._t: t_lane,
+    _shape._slice: slice_lane,
+    _shape._select: select_lane,
     _nn._cross_entropy: cross_entropy_lane,
     _nn._layer_norm: layer_norm_lane,
+    _nn._softmax: softmax_lane,
+    _nn._log_softmax: log_softmax_lane,
     _elementwise._gelu: gelu_lane,
     _reduction._sum: sum_lane,
     _reduction._mean: mean_lane,
@@ -557,6 +658,7 @@ _INLINE: dict[str, Lane] = {
     "tanh": tanh_lane,
     "sigmoid": sigmoid_lane,
     "exp": exp_lane,
+    "silu": silu_lane,
 }
 
 

@@ -120,12 +120,15 @@ def _embedding(g: Any, a: dict[str, Any], out: Any) -> tuple[Any, ...]:
         ones = core.ones([flat.shape[0]], dtype=g.dtype, device=g.device)
         counts = core.scatter_add(core.zeros([n], dtype=g.dtype, device=g.device), 0, flat, ones)
         rows = rows / core.unsqueeze(core.gather(counts, 0, flat), 1)
-    column = core.unsqueeze(flat, 1)
     if padding_idx is not None and padding_idx >= 0:
-        rows = core.where(core.eq(column, padding_idx), core.zeros_like(rows), rows)
-    index = core.expand(column, [flat.shape[0], dim])
-    gw = core.scatter_add(core.zeros([n, dim], dtype=g.dtype, device=g.device), 0, index, rows)
-    return gw, None
+        pad = core.eq(core.unsqueeze(flat, 1), padding_idx)
+        rows = core.where(pad, core.zeros_like(rows), rows)
+    # Each row added at its index in order (PyTorch's index_add_ of the rows): an
+    # index_put that accumulates, whose key is the rows' index alone.
+    zeros = core.zeros([n, dim], dtype=g.dtype, device=g.device)
+    if _grad.records_graph():
+        return core.index_put(zeros, [flat], rows, True), None
+    return core.index_put_(zeros, [flat], rows, True), None  # into its own zeros
 
 
 _NORMALIZATION: tuple[OpInfo, ...] = (

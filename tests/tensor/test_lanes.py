@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 import tensor as tt
 from backends.common import fastpaths
 from tensor.autograd import OpNode, _lanes
+from tensor.optable import shape as _shape
 
 _DTYPES = ["float32", "float64", "float16", "bfloat16", "complex64"]
 
@@ -386,6 +387,33 @@ def test_unary_of_the_result(
     assert took == (dtype in ("float32", "float64") and len(shape) > 0)
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    shape=st.sampled_from([(3, 4), (5,), (), (2, 3, 4)]),
+    dtype=st.sampled_from(_DTYPES),
+    layouts=st.tuples(st.sampled_from(["C", "T", "step"]), st.sampled_from(["C", "T", "step"])),
+    special=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_silu(
+    shape: tuple[int, ...], dtype: str, layouts: tuple[str, str], special: bool, seed: int
+) -> None:
+    """``g * sigmoid(x) * (1 + x * (1 - sigmoid(x)))`` with saturated, infinite and NaN
+    inputs among the values (``inf * 0``: NaN in both)."""
+    rng = np.random.default_rng(seed)
+    x = _leafy(_tensor(rng, shape, dtype, layouts[0]), True)
+    if special and x.numel():
+        with tt.no_grad():
+            flat = x.reshape(-1)
+            for i, v in enumerate([-0.0, float("nan"), 100.0, -100.0, float("inf"), -1e-30]):
+                if i < x.numel():
+                    flat[i] = v
+    out = tt.nn.functional.silu(x)
+    g = _tensor(rng, tuple(out.shape), dtype, layouts[1])
+    took = _check_node(out, g, (x,))
+    assert took == (dtype in ("float32", "float64") and len(shape) > 0)
+
+
 def test_gelu_tanh_and_keyword_calls_take_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
     """``approximate`` is keyword-only: a call that passes it is recorded bound, and the
     lane (the exact case) is not tried; the tanh case's gradient is the formula's."""
@@ -508,6 +536,98 @@ def test_cross_entropy_lane_smoothing_rule(smoothing: float, target: str, dtype:
     (got,) = tt.autograd.grad(F.cross_entropy(x, y, label_smoothing=smoothing), x, g)
     (plain,) = tt.autograd.grad(F.cross_entropy(x, y), x, g)
     assert (got._array.tobytes() == plain._array.tobytes()) == (not smoothing > 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    shape=st.lists(st.integers(0, 5), min_size=1, max_size=3),
+    dtype=st.sampled_from(_DTYPES),
+    layout=st.sampled_from(["C", "T", "step"]),
+    g_layout=st.sampled_from(["C", "T"]),
+    dim=st.integers(-3, 2),
+    start=st.sampled_from([None, 0, 1, -2, -9, 7]),
+    end=st.sampled_from([None, 0, 3, -1, 9]),
+    step=st.sampled_from([1, 1, 2, 3]),
+    spelling=st.sampled_from(["slice", "narrow", "select", "index"]),
+    seed=st.integers(0, 2**16),
+)
+def test_slice_and_select(
+    shape: list[int],
+    dtype: str,
+    layout: str,
+    g_layout: str,
+    dim: int,
+    start: Any,
+    end: Any,
+    step: int,
+    spelling: str,
+    seed: int,
+) -> None:
+    """``x[:, a:b:s]``, ``x.narrow``, ``x[i]`` and ``x.select``: zeros of the input's
+    shape with ``g`` at the positions read, as the formula's scatter or where gives them;
+    a slice that keeps every element gives ``g`` itself (the formula's), an empty one
+    and an empty dim take the formula."""
+    rng = np.random.default_rng(seed)
+    x = _leafy(_tensor(rng, tuple(shape), dtype, layout), True)
+    if not -x.ndim <= dim < x.ndim:
+        return
+    d = dim % x.ndim
+    n = x.shape[d]
+    lead = (slice(None),) * d
+    if spelling == "slice":
+        out = x[(*lead, slice(start, end, step))]
+    elif spelling == "narrow":
+        lo = 0 if start is None else start % (n + 1)
+        out = x.narrow(dim, lo, (n - lo) // 2)
+    elif not n:
+        return
+    elif spelling == "select":
+        out = x.select(dim, (start or 0) % n - (n if seed % 2 else 0))
+    else:
+        out = x[(*lead, (end or 0) % n)]
+    if getattr(out.grad_fn, "formula", None) not in (_shape._slice, _shape._select):
+        return  # ``x[:]`` is an alias (a view node), no slice
+    if out.ndim == 2 and g_layout == "T":
+        g = tt.tensor(rng.standard_normal(out.shape[::-1]), dtype=getattr(tt, dtype)).t()
+    else:
+        g = _tensor(rng, tuple(out.shape), dtype, "C")
+    took = _check_node(out, g, (x,))
+    if dtype in ("float32", "float64") and (
+        spelling in ("select", "index") or (out.numel() and out.shape != x.shape)
+    ):
+        assert took
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    shape=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+    dtype=st.sampled_from(_DTYPES),
+    layout=st.sampled_from(["C", "T", "step"]),
+    g_layout=st.sampled_from(["C", "step"]),
+    dim=st.integers(-3, 2),
+    log=st.booleans(),
+    method=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_softmax(
+    shape: list[int], dtype: str, layout: str, g_layout: str, dim: int, log: bool,
+    method: bool, seed: int,
+) -> None:  # fmt: skip
+    if dtype == "complex64":  # softmax takes real floating dtypes only
+        return
+    rng = np.random.default_rng(seed)
+    x = _leafy(_tensor(rng, tuple(shape), dtype, layout), True)
+    if not -x.ndim <= dim < x.ndim:
+        return
+    F = tt.nn.functional
+    if method:
+        out = x.log_softmax(dim) if log else x.softmax(dim)
+    else:
+        out = F.log_softmax(x, dim) if log else F.softmax(x, dim)
+    g = _tensor(rng, tuple(out.shape), dtype, g_layout)
+    took = _check_node(out, g, (x,))
+    if dtype in ("float32", "float64"):
+        assert took
 
 
 # -- end to end ---------------------------------------------------------------------------------
