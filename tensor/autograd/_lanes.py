@@ -344,28 +344,35 @@ def pow_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     return (make(ga * (xa * 2), g._dtype, g._device),)
 
 
-def abs_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
-    # ``g * sgn(x)``: for a real float x the CPU sign kernel's ``(x > 0) - (x < 0)``
-    # (0 for NaN and both zeros), times ``g``.
-    if len(args) != 1 or not _plain(g, args[0]):
-        return None
-    xa, ga = args[0]._array, g._array
-    if xa.shape != ga.shape or not xa.ndim:
-        return None
-    return (make(ga * _cpu_formulas.sign(xa), g._dtype, g._device),)
+def _of_input(name: str, grad: Callable[[Any, Any], Any]) -> Lane:
+    """The lane of a one-input formula that reads its input: ``grad(g, x)`` on the
+    arrays of one shape with at least one dimension (0-d arrays' arithmetic gives NumPy
+    scalars)."""
+
+    def lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+        if len(args) != 1 or not _plain(g, args[0]):
+            return None
+        xa, ga = args[0]._array, g._array
+        if xa.shape != ga.shape or not xa.ndim:
+            return None
+        return (make(grad(ga, xa), g._dtype, g._device),)
+
+    lane.__name__ = lane.__qualname__ = name
+    return lane
 
 
-def silu_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+def _silu_grad(ga: Any, xa: Any) -> Any:
     # ``g * sigmoid(x) * (1 + x * (1 - sigmoid(x)))``, left to right, the CPU sigmoid
     # kernel's formula (computed once: the formula's two calls give the same bits) and
     # NumPy's arithmetic with the Python numbers (weak scalars, as the kernels take them).
-    if len(args) != 1 or not _plain(g, args[0]):
-        return None
-    xa, ga = args[0]._array, g._array
-    if xa.shape != ga.shape or not xa.ndim:
-        return None
     s = _cpu_formulas.sigmoid(xa)
-    return (make(ga * s * (1 + xa * (1 - s)), g._dtype, g._device),)
+    return ga * s * (1 + xa * (1 - s))
+
+
+# ``g * sgn(x)``: for a real float x the CPU sign kernel's ``(x > 0) - (x < 0)`` (0 for
+# NaN and both zeros), times ``g``.
+abs_lane = _of_input("abs_lane", lambda ga, xa: ga * _cpu_formulas.sign(xa))
+silu_lane = _of_input("silu_lane", _silu_grad)
 
 
 def _result_arrays(g: Any, out: Any) -> Any:
