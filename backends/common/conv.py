@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import errors
+from . import errors, fastpaths
 from .elementwise import MetaNamespace, Namespace
 from .frontend import FrontEnd
 
@@ -236,10 +236,56 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         if x.ndim == 3:
             x = xp.expand_dims(x, axis=0)
         w = _compute(weight._array, dt)
-        n, c = x.shape[:2]
         o, cg, kh, kw = w.shape
         if any(pads):
             x = _pad(x, *pads, 0)
+        oh, ow = shape[-2:]
+        if oh * ow < kh * kw and fastpaths.ENABLED:
+            out = _by_position(x, w, g, (oh, ow), (sh, sw), (dh, dw))
+        else:
+            out = _by_columns(x, w, g, (sh, sw), (dh, dw))
+        if bias is not None:  # in place: the product is ours, and a new array costs a page-in
+            out += xp.reshape(_compute(bias._array, dt), (1, o, 1, 1))
+        if len(shape) == 3:
+            out = out[0, ...]
+        return make(astype(out, dt, copy=False), dt, dev)
+
+    # Note [Convolution by output position]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    # im2col copies every window into a column matrix, one product of the weights with
+    # it: right for a small kernel sliding over a large image.  conv2d's weight gradient
+    # is a convolution the other way round (the batch as channels, the output gradient as
+    # a kernel the size of the image, an output the size of the kernel): 9 outputs of
+    # 32x32 windows, whose column matrix is gathered with the 9 as its fastest dim.  When
+    # the output has fewer positions than the kernel, each output position is instead one
+    # product of its window (rows of the input, copied in order) with the weights: on
+    # a [3, 8, 34, 34] input and [16, 8, 32, 32] weight 1,434 -> ~400 us.  The sums run
+    # over the same terms in another order (a product of another shape): the values agree
+    # within rounding with the columns' (tests/backends/test_conv_by_position.py).
+    def _by_position(
+        x: Any, w: Any, g: int, out_hw: tuple[int, int], s: tuple[int, int],
+        d: tuple[int, int],
+    ) -> Any:  # fmt: skip
+        n = x.shape[0]
+        o, cg, kh, kw = w.shape
+        k = cg * kh * kw
+        weights = xp.permute_dims(xp.reshape(w, (g, o // g, k)), (0, 2, 1))  # (g, k, o/g)
+        out = xp.empty((n, o, *out_hw), dtype=x.dtype)
+        for i in range(out_hw[0]):
+            for j in range(out_hw[1]):
+                r, c = i * s[0], j * s[1]
+                window = x[
+                    :, :, r : r + d[0] * (kh - 1) + 1 : d[0], c : c + d[1] * (kw - 1) + 1 : d[1]
+                ]
+                rows = xp.reshape(window, (n, g, 1, k))  # a copy, in the input's row order
+                out[:, :, i, j] = xp.reshape(xp.matmul(rows, weights), (n, o))
+        return out
+
+    def _by_columns(x: Any, w: Any, g: int, s: tuple[int, int], d: tuple[int, int]) -> Any:
+        sh, sw = s
+        dh, dw = d
+        n = x.shape[0]
+        o, cg, kh, kw = w.shape
         win = windows_of(x, (dh * (kh - 1) + 1, dw * (kw - 1) + 1), axis=(2, 3))  # type: ignore[misc]
         win = win[:, :, ::sh, ::sw, ::dh, ::dw]  # (n, c, oh, ow, kh, kw), a view
         oh, ow = win.shape[2:4]
@@ -249,12 +295,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             (n, g, cg * kh * kw, oh * ow),
         )
         out = xp.matmul(xp.reshape(w, (g, o // g, cg * kh * kw)), cols)  # (n, g, o/g, oh*ow)
-        out = xp.reshape(out, (n, o, oh, ow))
-        if bias is not None:  # in place: the product is ours, and a new array costs a page-in
-            out += xp.reshape(_compute(bias._array, dt), (1, o, 1, 1))
-        if len(shape) == 3:
-            out = out[0, ...]
-        return make(astype(out, dt, copy=False), dt, dev)
+        return xp.reshape(out, (n, o, oh, ow))
 
     def _windows(x: Any, k: Any, s: Any, p: Any, d: Any, out_hw: Any, fill: Any) -> Any:
         """Windows (..., oh, ow, kh, kw) of ``x`` padded with ``fill`` (extra at the end
@@ -288,10 +329,15 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         # Integers compute in float64 so that padding (-inf) never ties with a value.
         x = astype(x, front.float64) if not dt.is_floating_point else _compute(x, dt)
         h, w = x.shape[-2:]
-        win = self_win = _windows(x, k, s, p, d, shape[-2:], -xp.inf)
-        flat = xp.reshape(self_win, (*win.shape[:-2], k[0] * k[1]))
-        arg = xp.argmax(flat, axis=-1)
-        values = xp.squeeze(xp.take_along_axis(flat, xp.expand_dims(arg, -1), axis=-1), axis=-1)
+        win = _windows(x, k, s, p, d, shape[-2:], -xp.inf)
+        size = k[0] * k[1]
+        if size <= 16 and fastpaths.ENABLED and not bool(xp.any(xp.isnan(x))):
+            values, arg = _window_max(win, k)
+        else:
+            flat = xp.reshape(win, (*win.shape[:-2], size))
+            arg = xp.argmax(flat, axis=-1)
+            values = xp.take_along_axis(flat, xp.expand_dims(arg, -1), axis=-1)
+            values = xp.squeeze(values, axis=-1)
         i, j = arg // k[1], arg % k[1]
         rows = xp.reshape(xp.arange(shape[-2]) * s[0] - p[0], (-1, 1)) + i * d[0]
         cols = xp.reshape(xp.arange(shape[-1]) * s[1] - p[1], (1, -1)) + j * d[1]
@@ -300,6 +346,26 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             make(astype(values, dt, copy=False), dt, dev),
             make(indices, int64, dev),
         )
+
+    # Note [Window maxima by comparison]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    # max_pool2d's general path copies every window into a row (a reshape of the strided
+    # windows view) and takes its argmax: ~330 us of a [8, 16, 16, 16] 2x2 pool's forward
+    # (PyTorch's forward and backward: ~120).  For windows of up to 16 elements and input
+    # without NaN, the window's elements are instead compared in order, one strided view
+    # of (..., oh, ow) each: a later element replaces the best so far only when greater,
+    # so the first maximum wins, as argmax's does (ties of 0.0 and -0.0 included), and the
+    # values are the same elements.  NaN (argmax's first NaN wins) and larger windows take
+    # the general path.  tests/backends/test_conv_by_position.py compares the two.
+    def _window_max(win: Any, k: tuple[int, int]) -> tuple[Any, Any]:
+        best = win[..., 0, 0]
+        arg = xp.zeros(best.shape, dtype=xp.int64)
+        for q in range(1, k[0] * k[1]):
+            t = win[..., q // k[1], q % k[1]]
+            take = t > best
+            best = xp.where(take, t, best)
+            arg = xp.where(take, q, arg)
+        return best, arg
 
     def avg_pool2d(
         self: Any, kernel_size: Any, stride: Any = (), padding: Any = 0, ceil_mode: bool = False,

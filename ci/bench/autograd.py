@@ -467,12 +467,17 @@ def layer_ops(lib: Any) -> dict[str, Callable[[], Any]]:
     classes = as_tensor(rng.integers(0, 10, 32))
     soft = rng.random((32, 10), dtype=np.float32)
     probabilities = as_tensor(soft / soft.sum(1, keepdims=True))
+    images = as_tensor(rng.standard_normal((8, 3, 32, 32), dtype=np.float32))
+    maps = as_tensor(rng.standard_normal((8, 16, 16, 16), dtype=np.float32)).requires_grad_()
+    kernels = as_tensor(rng.standard_normal((16, 3, 3, 3), dtype=np.float32)).requires_grad_()
+    kernels2 = as_tensor(rng.standard_normal((16, 16, 3, 3), dtype=np.float32)).requires_grad_()
     functional = lib.nn.functional
 
-    def run(fn: Callable[[], Any], leaf: Any) -> Callable[[], None]:
+    def run(fn: Callable[[], Any], *leaves: Any) -> Callable[[], None]:
         def call() -> None:
             fn().sum().backward()
-            leaf.grad = None
+            for leaf in leaves:
+                leaf.grad = None
 
         return call
 
@@ -493,6 +498,13 @@ def layer_ops(lib: Any) -> dict[str, Callable[[], Any]]:
         "F.cross_entropy(logits, probabilities)": run(
             lambda: functional.cross_entropy(logits, probabilities), logits
         ),
+        "F.conv2d(images [8, 3, 32, 32], [16, 3, 3, 3], padding=1)": run(
+            lambda: functional.conv2d(images, kernels, padding=1), kernels
+        ),
+        "F.conv2d(maps [8, 16, 16, 16], [16, 16, 3, 3], padding=1)": run(
+            lambda: functional.conv2d(maps, kernels2, padding=1), maps, kernels2
+        ),
+        "F.max_pool2d(maps [8, 16, 16, 16], 2)": run(lambda: functional.max_pool2d(maps, 2), maps),
     }
 
 

@@ -23,10 +23,13 @@ None and the formula runs.  One liberty: an input that does not require grad may
 None where the formula computes a gradient anyway (``mul``'s ``g * other`` for a
 constant ``self``): the engine passes nothing along an edge without a node.  Lanes:
 addmm, mm, matmul (matrices), add, sub, mul (tensors), neg, relu, tanh, sigmoid, exp,
-gelu (exact), abs, layer_norm, ``x ** 2``, sum and mean (a loss's reductions,
-positional dims), transpose/t, and cross_entropy (class targets; with no row ignored,
-the CPU kernel's own arithmetic, ``rows_grad``, without the kernel's checks, which the
-forward already made).  ``seed`` makes ``loss.backward()``'s implicit gradient as the
+gelu (exact), silu, softplus, abs, layer_norm, softmax, log_softmax, ``x ** 2``, sum and mean (a
+loss's reductions, positional dims), transpose/t, slice and select (``x[:, :32]``,
+``x[:, 0]``), max_pool2d and max/min along a dim (nodes of two outputs: a lane
+marked ``all_outputs`` takes every output's gradient), and cross_entropy (no class weights: the
+``_cross_entropy_backward`` kernel; class targets with no row ignored, the CPU kernel's
+own arithmetic, ``rows_grad``, without the kernel's checks, which the forward already
+made).  ``seed`` makes ``loss.backward()``'s implicit gradient as the
 CPU ``ones_like`` kernel does.  ``OpNode.apply`` tries the lane only when grad mode is off
 (no graph to record), the fast paths are on (Note [Fast-path switch]) and the thread
 state is the default (no autocast, no Python mode: nothing that would reroute the
@@ -369,6 +372,24 @@ def _silu_grad(ga: Any, xa: Any) -> Any:
     return ga * s * (1 + xa * (1 - s))
 
 
+def softplus_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # ``_softplus``: ``where(x * beta > threshold, g, g * sigmoid(x * beta))``, the mul
+    # kernel's product with the Python number and the CPU sigmoid kernel's formula.
+    n = len(args)
+    if not 1 <= n <= 3 or not _plain(g, args[0]):
+        return None
+    beta = args[1] if n > 1 else 1
+    threshold = args[2] if n > 2 else 20
+    if type(beta) not in (int, float) or type(threshold) not in (int, float):
+        return None
+    xa, ga = args[0]._array, g._array
+    if xa.shape != ga.shape or not xa.ndim:
+        return None
+    xb = xa * beta
+    grad = np.where(xb > threshold, ga, ga * _cpu_formulas.sigmoid(xb))
+    return (make(grad, g._dtype, g._device),)
+
+
 # ``g * sgn(x)``: for a real float x the CPU sign kernel's ``(x > 0) - (x < 0)`` (0 for
 # NaN and both zeros), times ``g``.
 abs_lane = _of_input("abs_lane", lambda ga, xa: ga * _cpu_formulas.sign(xa))
@@ -494,6 +515,59 @@ def log_softmax_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
     ga, oa, d = taken
     grad = ga - np.exp(oa) * _reduce(ga, d, None, None, True)
     return (make(grad, g._dtype, g._device),)
+
+
+def max_dim_lane(grads: list[Any], args: tuple[Any, ...], out: Any) -> Any:
+    # ``x.max(d)`` / ``x.min(d)`` (values and indices): ``_select_backward``'s where of
+    # the values' gradient at the indices along ``d`` and zeros elsewhere, as
+    # ``put_along_axis`` writes it (a copy of each gradient element).  Several outputs:
+    # ``grads`` holds each one's (None for the indices, which have none).
+    g = grads[0]
+    n = len(args)
+    if g is None or not 2 <= n <= 3 or not _plain(g, args[0]):
+        return None
+    x, d = args[0], args[1]
+    keepdim = args[2] if n > 2 else False
+    shape = x._array.shape
+    if type(d) is not int or type(keepdim) is not bool or not -len(shape) <= d < len(shape):
+        return None
+    d %= len(shape)
+    index = out[1]._array
+    ga = g._array
+    if not keepdim:
+        index, ga = np.expand_dims(index, d), np.expand_dims(ga, d)
+    z = np.zeros(shape, ga.dtype)
+    np.put_along_axis(z, index, ga, d)
+    return (make(z, g._dtype, g._device),)
+
+
+max_dim_lane.all_outputs = True  # type: ignore[attr-defined]
+
+
+def max_pool2d_lane(grads: list[Any], args: tuple[Any, ...], out: Any) -> Any:
+    # ``_max_pool2d``: the values' gradient added at each window's argmax into zeros of
+    # the input's planes (a scatter_add along the flattened plane, positions in C order:
+    # overlapping windows may pick one element twice), here one ``add.at`` over the flat
+    # offsets in that same order (Note [Accumulation at flat indices]).
+    g = grads[0]
+    if g is None or not args or not _plain(g, args[0]):
+        return None
+    xa, ga, index = args[0]._array, g._array, out[1]._array
+    if xa.ndim not in (3, 4) or ga.shape != index.shape or not xa.size:
+        return None
+    planes = xa.size // (xa.shape[-2] * xa.shape[-1])
+    plane = xa.shape[-2] * xa.shape[-1]
+    offsets = np.arange(planes, dtype=index.dtype)[:, None] * plane + index.reshape(planes, -1)
+    z = np.zeros(xa.size, ga.dtype)
+    np.add.at(z, offsets.reshape(-1), ga.reshape(-1))
+    # The formula's result is a view: its (..., h * w) scatter reshaped to the input's.
+    base = make(z.reshape(*xa.shape[:-2], plane), g._dtype, g._device)
+    result = make(z.reshape(xa.shape), g._dtype, g._device)
+    mark_view(result, base)
+    return (result,)
+
+
+max_pool2d_lane.all_outputs = True  # type: ignore[attr-defined]
 
 
 def _scattered(g: Any, x: Any, d: int, key: Any) -> Any:
@@ -647,11 +721,14 @@ LANES: dict[Any, Lane] = {
     _shape._t: t_lane,
     _shape._slice: slice_lane,
     _shape._select: select_lane,
+    _reduction._max_dim: max_dim_lane,
+    _nn._max_pool2d: max_pool2d_lane,
     _nn._cross_entropy: cross_entropy_lane,
     _nn._layer_norm: layer_norm_lane,
     _nn._softmax: softmax_lane,
     _nn._log_softmax: log_softmax_lane,
     _elementwise._gelu: gelu_lane,
+    _elementwise._softplus: softplus_lane,
     _reduction._sum: sum_lane,
     _reduction._mean: mean_lane,
     _elementwise._pow: pow_lane,

@@ -253,9 +253,9 @@ class OpNode(Node):
                 and self._args is not None
                 and fastpaths.ENABLED
                 and (not _tls.NONDEFAULT[0] or _tls.state.sets == _DEFAULT_SETS)
-                and self._num_outputs == 1
-            ):
-                result = lane(grads[0], self._args, out)
+                and (self._num_outputs == 1 or getattr(lane, "all_outputs", False))
+            ):  # a lane of several outputs takes every output's gradient
+                result = lane(grads[0] if self._num_outputs == 1 else grads, self._args, out)
                 if result is not None:
                     return result  # type: ignore[no-any-return]
         if self._num_outputs == 1:

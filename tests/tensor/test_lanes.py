@@ -412,6 +412,11 @@ def test_silu(
     g = _tensor(rng, tuple(out.shape), dtype, layouts[1])
     took = _check_node(out, g, (x,))
     assert took == (dtype in ("float32", "float64") and len(shape) > 0)
+    # softplus: ``where(x * beta > threshold, g, g * sigmoid(x * beta))`` (real dtypes)
+    for params in [] if dtype == "complex64" else [(), (2,), (0.5, 1.5), (1, 20), (-1.0, 0)]:
+        out = tt.nn.functional.softplus(x, *params)
+        took = _check_node(out, g, (x,))
+        assert took == (dtype in ("float32", "float64") and len(shape) > 0)
 
 
 def test_gelu_tanh_and_keyword_calls_take_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -628,6 +633,106 @@ def test_softmax(
     took = _check_node(out, g, (x,))
     if dtype in ("float32", "float64"):
         assert took
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    shape=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+    dtype=st.sampled_from(_DTYPES[:4]),
+    layout=st.sampled_from(["C", "T", "step"]),
+    g_layout=st.sampled_from(["C", "step"]),
+    dim=st.integers(-3, 2),
+    keepdim=st.sampled_from([None, False, True]),
+    op=st.sampled_from(["max", "min"]),
+    special=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_max_and_min_along_a_dim(
+    shape: list[int], dtype: str, layout: str, g_layout: str, dim: int, keepdim: Any,
+    op: str, special: bool, seed: int,
+) -> None:  # fmt: skip
+    """A node of two outputs (values, indices): the lane takes the list of both
+    gradients (None for the indices) and gives the formula's result; through the engine,
+    ``x.grad`` equals the formula's with the fast paths off."""
+    rng = np.random.default_rng(seed)
+    x = _leafy(_tensor(rng, tuple(shape), dtype, layout), True)
+    if not -x.ndim <= dim < x.ndim:
+        return
+    if special:  # ties, NaN and infinities among the values
+        with tt.no_grad():
+            flat = x.reshape(-1)
+            for i, v in enumerate([float("nan"), 1.0, 1.0, float("inf")]):
+                if i < x.numel():
+                    flat[i] = v
+    call = (
+        (lambda t: getattr(t, op)(dim))
+        if keepdim is None
+        else (lambda t: getattr(t, op)(dim, keepdim))
+    )
+    values = call(x)[0]
+    node = values.grad_fn
+    g = _tensor(rng, tuple(values.shape), dtype, g_layout)
+    with tt.no_grad():
+        got = node.formula.lane([g, None], node._args, node.out)
+        want = node.formula((g, None), node.bound, node.out)
+    if dtype in ("float32", "float64"):
+        assert got is not None
+    if got is not None:
+        _same(got[0], want[0], g, f"{op}.dim")
+    grads = []
+    for switch in (_nothing, fastpaths.disabled):
+        with switch():
+            leaf = x.detach().requires_grad_()
+            call(leaf)[0].backward(g)
+            grads.append(leaf.grad._array.tobytes())
+    assert grads[0] == grads[1]
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    k=st.sampled_from([1, 2, 3, (2, 3)]),
+    stride=st.sampled_from([None, 1, 2]),
+    padding=st.sampled_from([0, 1]),
+    batched=st.booleans(),
+    dtype=st.sampled_from(_DTYPES[:4]),
+    layout=st.sampled_from(["C", "step"]),
+    g_layout=st.sampled_from(["C", "step"]),
+    ties=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_max_pool2d(
+    k: Any, stride: Any, padding: int, batched: bool, dtype: str, layout: str,
+    g_layout: str, ties: bool, seed: int,
+) -> None:  # fmt: skip
+    """The pool's node has two outputs (values, indices); overlapping windows (stride 1)
+    pick one element several times, whose gradients add in the formula's order."""
+    rng = np.random.default_rng(seed)
+    shape = (2, 3, 6, 7) if batched else (3, 6, 7)
+    x = _leafy(_tensor(rng, shape, dtype, layout), True)
+    if ties:
+        with tt.no_grad():
+            x.copy_(x.round())
+    kh = k if isinstance(k, int) else k[0]
+    if padding * 2 > kh:
+        return
+    out = tt.nn.functional.max_pool2d(x, k, stride, padding)
+    node = out.grad_fn
+    g = _tensor(rng, tuple(out.shape), dtype, g_layout)
+    with tt.no_grad():
+        got = node.formula.lane([g, None], node._args, node.out)
+        want = node.formula((g, None), node.bound, node.out)
+    if dtype in ("float32", "float64"):
+        assert got is not None
+    if got is not None:
+        _same(got[0], want[0], g, "max_pool2d")
+
+
+class _nothing:  # noqa: N801 (a context manager, named as one)
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
 
 # -- end to end ---------------------------------------------------------------------------------
