@@ -196,6 +196,9 @@ def sliding_windows(xp: Any) -> Callable[..., Any]:
     return windows
 
 
+_POSITIONS = 64  # Note [Convolution by output position]
+
+
 def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]:
     """conv2d and pool kernels; ``fns["sliding_window_view"]`` is the namespace's."""
     meta = isinstance(ns, MetaNamespace)
@@ -240,7 +243,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         if any(pads):
             x = _pad(x, *pads, 0)
         oh, ow = shape[-2:]
-        if oh * ow < kh * kw and fastpaths.ENABLED:
+        if oh * ow < kh * kw and oh * ow <= _POSITIONS and fastpaths.ENABLED:
             out = _by_position(x, w, g, (oh, ow), (sh, sw), (dh, dw))
         else:
             out = _by_columns(x, w, g, (sh, sw), (dh, dw))
@@ -259,9 +262,12 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     # 32x32 windows, whose column matrix is gathered with the 9 as its fastest dim.  When
     # the output has fewer positions than the kernel, each output position is instead one
     # product of its window (rows of the input, copied in order) with the weights: on
-    # a [3, 8, 34, 34] input and [16, 8, 32, 32] weight 1,434 -> ~400 us.  The sums run
-    # over the same terms in another order (a product of another shape): the values agree
-    # within rounding with the columns' (tests/backends/test_conv_by_position.py).
+    # a [3, 8, 34, 34] input and [16, 8, 32, 32] weight 1,434 -> ~400 us.  At most
+    # ``_POSITIONS`` of them (a 7x7 kernel's weight gradient has 49): each costs a
+    # Python-level product, where the columns' one copy and product do not grow in calls
+    # with the positions.  The sums run over the same terms in another order (a product
+    # of another shape): the values agree within rounding with the columns'
+    # (tests/backends/test_conv_by_position.py).
     def _by_position(
         x: Any, w: Any, g: int, out_hw: tuple[int, int], s: tuple[int, int],
         d: tuple[int, int],

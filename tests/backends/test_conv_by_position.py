@@ -139,3 +139,18 @@ def test_window_maxima_match_argmax(k, s, p, d, ceil, dtype, values, n, seed) ->
     fast = pool()
     with fastpaths.disabled():
         assert pool() == fast
+
+
+@pytest.mark.parametrize(("size", "k"), [(20, 12), (16, 8), (10, 3)])
+def test_past_the_cap_of_positions_take_the_columns(size: int, k: int) -> None:
+    """An output of more than 64 positions (9x9 from a 12x12 kernel: fewer than its 144
+    elements, past the cap) and outputs of more positions than the kernel has elements
+    (9x9 from 8x8, 8x8 from 3x3) take the columns: the same bits with the fast paths
+    off."""
+    rng = np.random.default_rng(k)
+    x = rng.standard_normal((2, 3, size, size)).astype(np.float32)
+    w = rng.standard_normal((4, 3, k, k)).astype(np.float32)
+    fast = _conv(x, w, None, {})
+    with fastpaths.disabled():
+        general = _conv(x, w, None, {})
+    assert fast.tobytes() == general.tobytes()
