@@ -342,6 +342,10 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         else:
             flat = xp.reshape(win, (*win.shape[:-2], size))
             arg = xp.argmax(flat, axis=-1)
+            nan = xp.isnan(flat)
+            if bool(xp.any(nan)):  # PyTorch's ``val > max || isnan(val)``: the last NaN wins
+                last = (size - 1) - xp.argmax(nan[..., ::-1], axis=-1)
+                arg = xp.where(xp.any(nan, axis=-1), last, arg)
             values = xp.take_along_axis(flat, xp.expand_dims(arg, -1), axis=-1)
             values = xp.squeeze(values, axis=-1)
         i, j = arg // k[1], arg % k[1]
@@ -361,8 +365,9 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
     # without NaN, the window's elements are instead compared in order, one strided view
     # of (..., oh, ow) each: a later element replaces the best so far only when greater,
     # so the first maximum wins, as argmax's does (ties of 0.0 and -0.0 included), and the
-    # values are the same elements.  NaN (argmax's first NaN wins) and larger windows take
-    # the general path.  tests/backends/test_conv_by_position.py compares the two.
+    # values are the same elements.  Windows with NaN (where PyTorch's kernel, ``val > max
+    # || isnan(val)``, keeps the last NaN) and larger windows take the general path.
+    # tests/backends/test_conv_by_position.py compares the two.
     def _window_max(win: Any, k: tuple[int, int]) -> tuple[Any, Any]:
         best = win[..., 0, 0]
         arg = xp.zeros(best.shape, dtype=xp.int64)

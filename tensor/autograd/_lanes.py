@@ -24,7 +24,7 @@ None where the formula computes a gradient anyway (``mul``'s ``g * other`` for a
 constant ``self``): the engine passes nothing along an edge without a node.  Lanes:
 addmm, mm, matmul (matrices), add, sub, mul (tensors), neg, relu, tanh, sigmoid, exp,
 gelu (exact), silu, softplus, abs, layer_norm, softmax, log_softmax, ``x ** 2``, sum and mean (a
-loss's reductions, positional dims), transpose/t, slice and select (``x[:, :32]``,
+loss's reductions, positional dims), transpose/t, embedding, slice and select (``x[:, :32]``,
 ``x[:, 0]``), max_pool2d and max/min along a dim (nodes of two outputs: a lane
 marked ``all_outputs`` takes every output's gradient), and cross_entropy (no class weights: the
 ``_cross_entropy_backward`` kernel; class targets with no row ignored, the CPU kernel's
@@ -62,6 +62,7 @@ from backends.cpu.elementwise import F as _cpu_formulas
 from backends.cpu.elementwise import take_gelu_erf as _take_gelu_erf
 from backends.cpu.nn import mean_keep as _mean_keep
 from backends.cpu.nn import take_layer_norm as _take_layer_norm
+from backends.cpu.shape import INDEX_FNS as _INDEX_FNS
 from dispatch import REQUIRES_GRAD_BIT, DispatchKey, DispatchKeySet, _tls, ops
 
 from .. import _dtype
@@ -88,6 +89,7 @@ _reduce = np.add.reduce  # the CPU sum kernel's one-axis call (backends/cpu/redu
 _less_equal = np.less_equal
 _mul = operator.mul  # the CPU mul kernel's ndarray.__mul__ (backends/cpu/elementwise.py)
 _RG = REQUIRES_GRAD_BIT
+_add_at = _INDEX_FNS["add_at"]  # the CPU index_put_'s accumulation
 _transposed = _linalg._transposed
 
 
@@ -570,6 +572,32 @@ def max_pool2d_lane(grads: list[Any], args: tuple[Any, ...], out: Any) -> Any:
 max_pool2d_lane.all_outputs = True  # type: ignore[attr-defined]
 
 
+def embedding_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
+    # ``_embedding``: each gradient row added at its index into zeros of the weight's
+    # shape, by the same ``add_at`` the formula's ``index_put_`` calls (Note
+    # [Accumulation at flat indices]); the rows at ``padding_idx``, which the formula
+    # zeroes before adding, are left out (adding +0.0 to the +0.0 there changes nothing).
+    n = len(args)
+    if not 2 <= n <= 5 or not _plain(g, args[0]):
+        return None
+    w, indices = args[0], args[1]
+    padding = args[2] if n > 2 else -1
+    if (n > 3 and args[3] is not False) or type(padding) is not int:
+        return None  # scale_grad_by_freq: the formula
+    if type(indices) is not Tensor or type(indices._array) is not _ndarray:
+        return None
+    wa, flat = w._array, indices._array.reshape(-1)
+    if wa.ndim != 2 or g._array.shape != (*indices._array.shape, wa.shape[1]):
+        return None
+    rows = g._array.reshape(-1, wa.shape[1])
+    if padding >= 0:
+        keep = flat != padding
+        flat, rows = flat[keep], rows[keep]
+    z = np.zeros(wa.shape, g._array.dtype)
+    _add_at(z, (flat,), rows)
+    return (make(z, g._dtype, g._device), None)
+
+
 def _scattered(g: Any, x: Any, d: int, key: Any) -> Any:
     """Zeros of ``x``'s shape in ``g``'s dtype with ``g`` written at ``key`` along dim ``d``
     (a slice or an index): what ``_slice``'s scatter and ``_select``'s where give, both
@@ -723,6 +751,7 @@ LANES: dict[Any, Lane] = {
     _shape._select: select_lane,
     _reduction._max_dim: max_dim_lane,
     _nn._max_pool2d: max_pool2d_lane,
+    _nn._embedding: embedding_lane,
     _nn._cross_entropy: cross_entropy_lane,
     _nn._layer_norm: layer_norm_lane,
     _nn._softmax: softmax_lane,

@@ -726,6 +726,34 @@ def _check_first_output(out: Any, g: Any, taken: bool, where: str) -> None:
         _same(got[0], want[0], g, where)
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.integers(1, 6),
+    dim=st.integers(1, 4),
+    index_shape=st.sampled_from([(5,), (2, 3), (4, 1), (0,)]),
+    padding=st.sampled_from([None, 0, 2, -1]),
+    scale=st.sampled_from([False, False, True]),
+    dtype=st.sampled_from(_DTYPES[:4]),
+    g_layout=st.sampled_from(["C", "step"]),
+    seed=st.integers(0, 2**16),
+)
+def test_embedding(
+    rows: int, dim: int, index_shape: tuple[int, ...], padding: Any, scale: bool, dtype: str,
+    g_layout: str, seed: int,
+) -> None:  # fmt: skip
+    """Repeated indices add their rows in order; the padding row gets none (the formula
+    adds zeroed rows there); scale_grad_by_freq takes the formula."""
+    rng = np.random.default_rng(seed)
+    w = _leafy(_tensor(rng, (rows, dim), dtype, "C"), True)
+    idx = tt.tensor(rng.integers(0, rows, index_shape))
+    if padding is not None and not -rows <= padding < rows:
+        return
+    out = tt.nn.functional.embedding(idx, w, padding_idx=padding, scale_grad_by_freq=scale)
+    g = _tensor(rng, tuple(out.shape), dtype, g_layout)
+    took = _check_node(out, g, (w,))
+    assert took == (dtype in ("float32", "float64") and not scale)
+
+
 class _nothing:  # noqa: N801 (a context manager, named as one)
     def __enter__(self) -> None:
         return None

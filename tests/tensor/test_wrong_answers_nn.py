@@ -203,3 +203,25 @@ def test_mse_loss_node_and_the_targets_zero() -> None:
     assert out.grad_fn.next_functions[1][0].name() == "ExpandBackward0"
     out.backward()
     np.testing.assert_allclose(t1.grad.numpy(), [2 * 3 * (0.5 - 1) / 6, 2 * 3 * (-1 - 1) / 6])
+
+
+@pytest.mark.parametrize(
+    ("window", "index"),
+    [
+        ([[math.nan, 1.0], [math.nan, 0.5]], 2),
+        ([[1.0, math.nan], [math.nan, 0.5]], 2),
+        ([[math.nan, 1.0], [0.5, 2.0]], 0),
+        ([[1.0, 3.0], [math.nan, math.nan]], 3),
+    ],
+)
+def test_max_pool2d_keeps_the_last_nan_of_a_window(window: list[list[float]], index: int) -> None:
+    """PyTorch's max_pool2d (``val > max || isnan(val)``, CPU and CUDA) keeps a window's
+    last NaN; ours (argmax) kept the first, so the gradient went to another element.
+    PyTorch 2.13's indices, written out."""
+    from dispatch import ops
+
+    x = tt.tensor([[window]], requires_grad=True)
+    values, indices = ops.core.max_pool2d_with_indices.default(x, [2, 2])
+    assert math.isnan(values.item()) and indices.item() == index
+    F.max_pool2d(x, 2).sum().backward()
+    assert x.grad.reshape(-1).tolist() == [float(i == index) for i in range(4)]
