@@ -18,7 +18,7 @@ from typing import Any
 from . import errors, fastpaths, shape_rules
 from .elementwise import MetaNamespace, Namespace
 
-__all__ = ["REDUCTIONS", "kernels"]
+__all__ = ["REDUCTIONS", "kernels", "smoothing"]
 
 REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}  # ATen's Reduction enum
 
@@ -35,7 +35,7 @@ def _reduction(op: str, reduction: Any) -> str:
     return name
 
 
-def _smoothing(op: str, label_smoothing: Any) -> float:
+def smoothing(op: str, label_smoothing: Any) -> float:
     """The label smoothing a cross-entropy call applies: PyTorch smooths only for a value
     above 0 (0, a negative value or NaN smooth nothing) and refuses one above 1."""
     eps = float(label_smoothing)
@@ -276,7 +276,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         ignore_index: Any = -100, label_smoothing: float = 0.0,
     ) -> Any:  # fmt: skip
         x, t = self._array, target._array
-        eps = _smoothing("cross_entropy", label_smoothing)
+        eps = smoothing("cross_entropy", label_smoothing)
         if ignore_index >= 0 and target._dtype.is_floating_point:
             raise RuntimeError(
                 "cross_entropy(): ignore_index is not supported for floating point target "
@@ -447,7 +447,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
         ``c = t * (1 - eps) + eps / C`` (over the batch's size for a mean)."""
         op = "_cross_entropy_backward"
         mode = _reduction(op, reduction)
-        eps = _smoothing(op, label_smoothing)
+        eps = smoothing(op, label_smoothing)
         dt, dev = self._dtype, self._device
         _float_dtype(op, dt)
         x, t, g = self._array, target._array, grad_output._array
@@ -491,9 +491,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             if x.ndim == 2 and x.size and fastpaths.ENABLED:
                 p = _softmax_rows(a)
             else:
-                shifted = a - xp.max(a, axis=cdim, keepdims=True) if a.size else a
-                e = xp.exp(shifted)
-                p = e / xp.sum(e, axis=cdim, keepdims=True)
+                p = _softmax_along(a, cdim)
             p *= xp.sum(c, axis=cdim, keepdims=True)
             p -= c
             rows = a.size // classes if classes else 0
@@ -511,9 +509,7 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
             p = _softmax_minus_hot(a, safe, eps)
             p *= keep[:, None]  # ignored rows: 0 * p, NaN where p is (PyTorch's gradient too)
         else:
-            shifted = a - xp.max(a, axis=cdim, keepdims=True) if a.size else a
-            e = xp.exp(shifted)
-            p = e / xp.sum(e, axis=cdim, keepdims=True)
+            p = _softmax_along(a, cdim)
             shape = [1] * a.ndim
             shape[cdim] = classes
             hot = xp.reshape(xp.arange(classes), tuple(shape)) == xp.expand_dims(safe, cdim)
@@ -523,6 +519,12 @@ def kernels(ns: Namespace, fns: dict[str, Callable[..., Any]]) -> dict[str, Any]
                 c = c * (1 - eps) + eps / classes
             p = (p - c) * retype(xp.expand_dims(keep, cdim), p.dtype)
         return make(astype(_scaled(p, gc, mode, kept, cdim), dt, copy=False), dt, dev)
+
+    def _softmax_along(a: Any, cdim: int) -> Any:
+        """The softmax of ``a`` along ``cdim``, each slice shifted by its own maximum."""
+        shifted = a - xp.max(a, axis=cdim, keepdims=True) if a.size else a
+        e = xp.exp(shifted)
+        return e / xp.sum(e, axis=cdim, keepdims=True)
 
     def _softmax_minus_hot(a: Any, targets: Any, eps: float = 0.0) -> Any:
         """Note [Cross-entropy fast path]: ``softmax(a) - one_hot(targets)`` of a non-empty

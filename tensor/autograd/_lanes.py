@@ -56,7 +56,7 @@ import numpy as np
 
 from backends.common import fastpaths
 from backends.common.linalg import matrix_product
-from backends.common.nn import REDUCTIONS
+from backends.common.nn import REDUCTIONS, smoothing
 from backends.common.ternary import zero_mask_fn
 from backends.cpu.elementwise import F as _cpu_formulas
 from backends.cpu.elementwise import take_gelu_erf as _take_gelu_erf
@@ -549,19 +549,19 @@ max_dim_lane.all_outputs = True  # type: ignore[attr-defined]
 def max_pool2d_lane(grads: list[Any], args: tuple[Any, ...], out: Any) -> Any:
     # ``_max_pool2d``: the values' gradient added at each window's argmax into zeros of
     # the input's planes (a scatter_add along the flattened plane, positions in C order:
-    # overlapping windows may pick one element twice), here one ``add.at`` over the flat
-    # offsets in that same order (Note [Accumulation at flat indices]).
+    # overlapping windows may pick one element twice), by the same ``add_at`` the
+    # scatter_add kernel calls, with the same key: each plane's number, the argmax.
     g = grads[0]
     if g is None or not args or not _plain(g, args[0]):
         return None
     xa, ga, index = args[0]._array, g._array, out[1]._array
     if xa.ndim not in (3, 4) or ga.shape != index.shape or not xa.size:
         return None
-    planes = xa.size // (xa.shape[-2] * xa.shape[-1])
     plane = xa.shape[-2] * xa.shape[-1]
-    offsets = np.arange(planes, dtype=index.dtype)[:, None] * plane + index.reshape(planes, -1)
-    z = np.zeros(xa.size, ga.dtype)
-    np.add.at(z, offsets.reshape(-1), ga.reshape(-1))
+    planes = xa.size // plane
+    z = np.zeros((planes, plane), ga.dtype)
+    key = (np.arange(planes)[:, None], index.reshape(planes, -1))
+    _add_at(z, key, ga.reshape(planes, -1))
     # The formula's result is a view: its (..., h * w) scatter reshaped to the input's.
     base = make(z.reshape(*xa.shape[:-2], plane), g._dtype, g._device)
     result = make(z.reshape(xa.shape), g._dtype, g._device)
@@ -677,7 +677,7 @@ def cross_entropy_lane(g: Any, args: tuple[Any, ...], out: Any) -> Any:
         return None
     if type(eps) is not float and type(eps) is not int:
         return None
-    eps = float(eps) if eps > 0 else 0.0  # the formula's rule: PyTorch smooths only above 0
+    eps = smoothing("cross_entropy", eps)  # the kernel's rule: PyTorch smooths only above 0
     if target._dtype.is_floating_point:  # class probabilities
         if target._dispatch_bits & _RG:
             return None  # the formula computes the target's gradient too
